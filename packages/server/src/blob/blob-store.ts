@@ -1,0 +1,63 @@
+/**
+ * The blob store holds bytes only. Names, sizes, types and checksums live in
+ * the database; a key is opaque to the store. Every implementation must pass
+ * test/blob-store-contract.ts.
+ *
+ * put() is all-or-nothing: when it resolves, the bytes are durable under `key`;
+ * when it rejects (bad stream, size cap, crash), nothing is visible under `key`.
+ */
+import type { Readable } from 'node:stream';
+
+export interface ByteRange {
+  /** First byte, inclusive. */
+  start: number;
+  /** Last byte, inclusive. */
+  end: number;
+}
+
+export interface PutOptions {
+  /** Reject with BlobTooLargeError once more than this many bytes arrive. */
+  maxBytes?: number;
+  contentType?: string;
+}
+
+export interface PutResult {
+  size: number;
+  /** Hex MD5 of the content, computed while streaming. */
+  md5: string;
+}
+
+export interface BlobStore {
+  readonly kind: string;
+  put(key: string, body: Readable, options?: PutOptions): Promise<PutResult>;
+  /** A stream of the bytes (or of one range). Rejects with BlobNotFoundError. */
+  get(key: string, range?: ByteRange): Promise<Readable>;
+  /**
+   * The whole content as one buffer, for small blobs: one round trip instead of
+   * a stream's open/read/close. Rejects with BlobNotFoundError.
+   */
+  read(key: string): Promise<Buffer>;
+  /** null when absent. */
+  head(key: string): Promise<{ size: number; modifiedAt: Date } | null>;
+  /** Deleting a missing key is not an error. */
+  delete(keys: string[]): Promise<void>;
+  /** Every key under `prefix`, with its last-modified time (for garbage collection). */
+  list(prefix: string): AsyncIterable<{ key: string; modifiedAt: Date }>;
+  /** Throws if the store cannot be reached (readiness probe). */
+  check(): Promise<void>;
+  close?(): Promise<void>;
+}
+
+export class BlobNotFoundError extends Error {
+  constructor(key: string) {
+    super(`Blob not found: ${key}`);
+    this.name = 'BlobNotFoundError';
+  }
+}
+
+export class BlobTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`Blob exceeds ${limit} bytes`);
+    this.name = 'BlobTooLargeError';
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * Blobs as files under a root directory. A put writes a temporary file under
+ * `<root>/.tmp`, flushes it to disk, renames it into place and flushes the
+ * directory, so a crash at any point leaves either no blob or the whole blob.
+ * One process owns a root: temporary files left by a crash are removed at start.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, opendir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  BlobNotFoundError,
+  BlobTooLargeError,
+  type BlobStore,
+  type ByteRange,
+  type PutOptions,
+  type PutResult,
+} from './blob-store.js';
+import { resolveUnder } from './safe-key.js';
+
+const TMP_DIR = '.tmp';
+
+export class FsBlobStore implements BlobStore {
+  readonly kind = 'fs';
+  private readonly tmpDir: string;
+  /** Directories known to exist, so a put does not ask the disk every time. */
+  private readonly knownDirs = new Set<string>();
+
+  private constructor(private readonly root: string) {
+    this.tmpDir = path.join(root, TMP_DIR);
+  }
+
+  static async open(root: string): Promise<FsBlobStore> {
+    const store = new FsBlobStore(path.resolve(root));
+    await rm(store.tmpDir, { recursive: true, force: true });
+    await mkdir(store.tmpDir, { recursive: true });
+    return store;
+  }
+
+  async put(key: string, body: Readable, options: PutOptions = {}): Promise<PutResult> {
+    const finalPath = resolveUnder(this.root, key);
+    const tmpPath = path.join(this.tmpDir, randomUUID());
+    const hash = createHash('md5');
+    const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+    let size = 0;
+    try {
+      await pipeline(
+        body,
+        async function* count(source: AsyncIterable<Buffer>) {
+          for await (const chunk of source) {
+            size += chunk.length;
+            if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
+            hash.update(chunk);
+            yield chunk;
+          }
+        },
+        // flush: fsync before close, so the rename below never exposes unflushed bytes.
+        createWriteStream(tmpPath, { flags: 'wx', flush: true }),
+      );
+      const dir = path.dirname(finalPath);
+      await this.ensureDir(dir);
+      await rename(tmpPath, finalPath);
+      await syncDir(dir);
+    } catch (error) {
+      await unlink(tmpPath).catch(() => {});
+      throw error;
+    }
+    return { size, md5: hash.digest('hex') };
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable> {
+    const file = resolveUnder(this.root, key);
+    // Open first so a missing blob is a clean rejection, not a stream error later.
+    const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'ENOENT' ? new BlobNotFoundError(key) : error;
+    });
+    return handle.createReadStream({ start: range?.start, end: range?.end });
+  }
+
+  async read(key: string): Promise<Buffer> {
+    return readFile(resolveUnder(this.root, key)).catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'ENOENT' ? new BlobNotFoundError(key) : error;
+    });
+  }
+
+  async head(key: string): Promise<{ size: number; modifiedAt: Date } | null> {
+    try {
+      const info = await stat(resolveUnder(this.root, key));
+      return { size: info.size, modifiedAt: info.mtime };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async delete(keys: string[]): Promise<void> {
+    await Promise.all(
+      keys.map((key) =>
+        unlink(resolveUnder(this.root, key)).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOENT') throw error;
+        }),
+      ),
+    );
+  }
+
+  async *list(prefix: string): AsyncIterable<{ key: string; modifiedAt: Date }> {
+    yield* this.walk(this.root, '', prefix);
+  }
+
+  async check(): Promise<void> {
+    await stat(this.tmpDir);
+  }
+
+  private async *walk(dir: string, relative: string, prefix: string): AsyncGenerator<{ key: string; modifiedAt: Date }> {
+    let entries;
+    try {
+      entries = await opendir(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    for await (const entry of entries) {
+      if (relative === '' && entry.name === TMP_DIR) continue;
+      const key = relative ? `${relative}/${entry.name}` : entry.name;
+      // Skip whole subtrees that cannot contain the prefix.
+      if (!key.startsWith(prefix) && !prefix.startsWith(`${key}/`)) continue;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        yield* this.walk(full, key, prefix);
+      } else if (entry.isFile()) {
+        const info = await stat(full).catch(() => null);
+        if (info) yield { key, modifiedAt: info.mtime };
+      }
+    }
+  }
+
+  private async ensureDir(dir: string): Promise<void> {
+    if (this.knownDirs.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    await syncDir(path.dirname(dir));
+    this.knownDirs.add(dir);
+  }
+}
+
+/** fsync a directory so a rename or new entry in it survives a power loss. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Every error the API can return, declared once. The server maps each code to
+ * its HTTP status; the SDK maps each code to a typed error class. Bodies are
+ * `{error: message, code}`: `error` is for people, `code` is for programs.
+ */
+export const ERROR_STATUS = {
+  ValidationError: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  SignupClosed: 403,
+  NotFound: 404,
+  BucketNotFound: 404,
+  FileNotFound: 404,
+  ApiKeyNotFound: 404,
+  MethodNotAllowed: 405,
+  BucketNameTaken: 409,
+  EmailTaken: 409,
+  StorageLimitExceeded: 409,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  RangeNotSatisfiable: 416,
+  RateLimited: 429,
+  InternalError: 500,
+  ServiceUnavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorBody {
+  error: string;
+  code?: ErrorCode;
+}

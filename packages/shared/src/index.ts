@@ -1,0 +1,4 @@
+export * from './errors.js';
+export * from './plans.js';
+export * from './names.js';
+export * from './schemas.js';
