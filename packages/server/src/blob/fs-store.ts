@@ -48,8 +48,10 @@ export class FsBlobStore implements BlobStore {
     try {
       await pipeline(
         body,
-        async function* count(source: AsyncIterable<Buffer>) {
-          for await (const chunk of source) {
+        async function* count(source: AsyncIterable<Buffer | string>) {
+          for await (const item of source) {
+            // A source with setEncoding() yields strings: count bytes, not characters.
+            const chunk = typeof item === 'string' ? Buffer.from(item) : item;
             size += chunk.length;
             if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
             hash.update(chunk);
@@ -76,19 +78,29 @@ export class FsBlobStore implements BlobStore {
     const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'ENOENT' ? new BlobNotFoundError(key) : error;
     });
+    // A directory (a key that is only a prefix of other keys) opens fine on Linux
+    // but is not a blob.
+    const info = await handle.stat().catch(async (error: unknown) => {
+      await handle.close();
+      throw error;
+    });
+    if (!info.isFile()) {
+      await handle.close();
+      throw new BlobNotFoundError(key);
+    }
     return handle.createReadStream({ start: range?.start, end: range?.end });
   }
 
   async read(key: string): Promise<Buffer> {
     return readFile(resolveUnder(this.root, key)).catch((error: NodeJS.ErrnoException) => {
-      throw error.code === 'ENOENT' ? new BlobNotFoundError(key) : error;
+      throw error.code === 'ENOENT' || error.code === 'EISDIR' ? new BlobNotFoundError(key) : error;
     });
   }
 
   async head(key: string): Promise<{ size: number; modifiedAt: Date } | null> {
     try {
       const info = await stat(resolveUnder(this.root, key));
-      return { size: info.size, modifiedAt: info.mtime };
+      return info.isFile() ? { size: info.size, modifiedAt: info.mtime } : null;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
@@ -99,7 +111,8 @@ export class FsBlobStore implements BlobStore {
     await Promise.all(
       keys.map((key) =>
         unlink(resolveUnder(this.root, key)).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') throw error;
+          // EISDIR: the key is only a prefix of other keys, so there is no such blob.
+          if (error.code !== 'ENOENT' && error.code !== 'EISDIR') throw error;
         }),
       ),
     );
@@ -129,7 +142,8 @@ export class FsBlobStore implements BlobStore {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) {
         yield* this.walk(full, key, prefix);
-      } else if (entry.isFile()) {
+      } else if (entry.isFile() && key.startsWith(prefix)) {
+        // (The check above lets through a file whose key leads the prefix, `a` for `a/`.)
         const info = await stat(full).catch(() => null);
         if (info) yield { key, modifiedAt: info.mtime };
       }
@@ -138,8 +152,15 @@ export class FsBlobStore implements BlobStore {
 
   private async ensureDir(dir: string): Promise<void> {
     if (this.knownDirs.has(dir)) return;
-    await mkdir(dir, { recursive: true });
-    await syncDir(path.dirname(dir));
+    // mkdir returns the topmost directory it had to create (undefined if none):
+    // flush the new entry of each created level in its parent.
+    const firstCreated = await mkdir(dir, { recursive: true });
+    if (firstCreated !== undefined) {
+      for (let current = dir; ; current = path.dirname(current)) {
+        await syncDir(path.dirname(current));
+        if (current === firstCreated || path.dirname(current) === current) break;
+      }
+    }
     this.knownDirs.add(dir);
   }
 }

@@ -1,0 +1,257 @@
+/**
+ * The BlobStore contract against the filesystem store and against the S3 store
+ * on an s3rver instance started here (127.0.0.1, ephemeral port). If s3rver
+ * cannot start, every S3 test fails: nothing is skipped.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BlobNotFoundError, BlobTooLargeError } from '../src/blob/blob-store.js';
+import { FsBlobStore } from '../src/blob/fs-store.js';
+import { S3BlobStore, type S3StoreConfig } from '../src/blob/s3-store.js';
+import { chunked, collect, describeBlobStoreContract, failingAfter, md5 } from './blob-store-contract.js';
+
+const MiB = 1024 * 1024;
+
+describeBlobStoreContract('FsBlobStore', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pail-fs-store-'));
+  const store = await FsBlobStore.open(dir);
+  return {
+    store,
+    async cleanup() {
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+// ---------------------------------------------------------------------------
+// s3rver (CommonJS, no type declarations: loaded through require).
+
+interface S3rverOptions {
+  port: number;
+  address: string;
+  silent: boolean;
+  directory: string;
+  configureBuckets: { name: string }[];
+}
+interface S3rverInstance {
+  run(): Promise<{ address: string; port: number }>;
+  close(): Promise<void>;
+}
+const S3rver = createRequire(import.meta.url)('s3rver') as new (options: S3rverOptions) => S3rverInstance;
+
+const BUCKET = 'pail-test';
+
+interface RunningS3rver {
+  server: S3rverInstance;
+  directory: string;
+  endpoint: string;
+}
+
+let s3rver: Promise<RunningS3rver> | undefined;
+
+/** Started on first use; a start-up failure rejects every S3 test's setup. */
+function startS3rver(): Promise<RunningS3rver> {
+  s3rver ??= (async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'pail-s3rver-'));
+    const server = new S3rver({
+      port: 0,
+      address: '127.0.0.1',
+      silent: true,
+      directory,
+      configureBuckets: [{ name: BUCKET }],
+    });
+    const address = await server.run();
+    if (!address || typeof address.port !== 'number' || address.port === 0) {
+      throw new Error(`s3rver did not report a port: ${JSON.stringify(address)}`);
+    }
+    return { server, directory, endpoint: `http://127.0.0.1:${address.port}` };
+  })();
+  return s3rver;
+}
+
+afterAll(async () => {
+  if (!s3rver) return;
+  const running = await s3rver.catch(() => undefined);
+  if (!running) return;
+  await running.server.close();
+  await rm(running.directory, { recursive: true, force: true });
+});
+
+function s3Config(endpoint: string, overrides: Partial<S3StoreConfig> = {}): S3StoreConfig {
+  return {
+    endpoint,
+    bucket: BUCKET,
+    region: 'us-east-1',
+    accessKeyId: 'S3RVER',
+    secretAccessKey: 'S3RVER',
+    forcePathStyle: true,
+    // Every store gets its own key prefix, so tests never see each other's blobs.
+    prefix: `t-${randomUUID()}`,
+    ...overrides,
+  };
+}
+
+/** A store on a fresh prefix; cleanup deletes everything under it. */
+async function makeS3Store(overrides: Partial<S3StoreConfig> = {}) {
+  const { endpoint } = await startS3rver();
+  const store = await S3BlobStore.open(s3Config(endpoint, overrides));
+  return {
+    store,
+    async cleanup() {
+      const keys: string[] = [];
+      for await (const { key } of store.list('')) keys.push(key);
+      await store.delete(keys);
+      await store.close();
+    },
+  };
+}
+
+describeBlobStoreContract('S3BlobStore on s3rver', () => makeS3Store());
+
+/** Records the name of every command the store's client sends. */
+function recordCommands(store: S3BlobStore): string[] {
+  const commands: string[] = [];
+  store.client.middlewareStack.add(
+    (next, context) => async (args) => {
+      commands.push(context.commandName ?? '?');
+      return next(args);
+    },
+    { step: 'initialize', name: 'testRecordCommands' },
+  );
+  return commands;
+}
+
+describe('S3BlobStore specifics (s3rver)', () => {
+  it('sends a 20 MiB body as a streamed multipart upload and reads back identical bytes', async () => {
+    const { store, cleanup } = await makeS3Store();
+    try {
+      const commands = recordCommands(store);
+      const bytes = randomBytes(20 * MiB);
+      let produced = 0;
+      let producedAtFirstPart: number | undefined;
+      store.client.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === 'UploadPartCommand') producedAtFirstPart ??= produced;
+          return next(args);
+        },
+        { step: 'initialize', name: 'testFirstPart' },
+      );
+      const body = chunked(bytes, 256 * 1024).on('data', (chunk: Buffer) => {
+        produced += chunk.length;
+      });
+
+      const result = await store.put('big/twenty', body);
+
+      expect(result).toEqual({ size: bytes.length, md5: md5(bytes) });
+      expect(commands).toContain('CreateMultipartUploadCommand');
+      expect(commands.filter((c) => c === 'UploadPartCommand')).toHaveLength(3); // 8 + 8 + 4 MiB
+      expect(commands).toContain('CompleteMultipartUploadCommand');
+      expect(commands).not.toContain('PutObjectCommand');
+      // Parts went out while the body was still arriving: it was never held whole.
+      expect(producedAtFirstPart).toBeDefined();
+      expect(producedAtFirstPart).toBeLessThan(bytes.length);
+
+      expect((await store.head('big/twenty'))?.size).toBe(bytes.length);
+      const back = await collect(await store.get('big/twenty'));
+      expect(back.length).toBe(bytes.length);
+      expect(back.equals(bytes)).toBe(true);
+      const tail = await collect(await store.get('big/twenty', { start: 20 * MiB - 10, end: 20 * MiB - 1 }));
+      expect(tail.equals(bytes.subarray(20 * MiB - 10))).toBe(true);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('sends a small body as one PutObject', async () => {
+    const { store, cleanup } = await makeS3Store();
+    try {
+      const commands = recordCommands(store);
+      await store.put('small/one', chunked(randomBytes(100_000), 4096));
+      expect(commands).toEqual(['PutObjectCommand']);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('aborts a multipart upload that passes maxBytes and leaves nothing', async () => {
+    const { store, cleanup } = await makeS3Store();
+    try {
+      const commands = recordCommands(store);
+      const error = await store
+        .put('big/too-large', chunked(randomBytes(20 * MiB), 256 * 1024), { maxBytes: 12 * MiB })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BlobTooLargeError);
+      expect(commands).toContain('CreateMultipartUploadCommand');
+      expect(commands).toContain('AbortMultipartUploadCommand');
+      expect(commands).not.toContain('CompleteMultipartUploadCommand');
+      expect(await store.head('big/too-large')).toBeNull();
+      await expect(store.read('big/too-large')).rejects.toBeInstanceOf(BlobNotFoundError);
+      const keys: string[] = [];
+      for await (const { key } of store.list('')) keys.push(key);
+      expect(keys).toEqual([]);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('rejects with the source error when a multipart body fails midway, leaving nothing', async () => {
+    const { store, cleanup } = await makeS3Store();
+    try {
+      const error = await store.put('big/broken', failingAfter(18 * MiB, new Error('disk on fire'))).catch((e: unknown) => e);
+      expect((error as Error).message).toBe('disk on fire');
+      expect(await store.head('big/broken')).toBeNull();
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('open() creates a missing bucket and check() then passes', async () => {
+    const { endpoint } = await startS3rver();
+    const bucket = `pail-created-${randomUUID().slice(0, 8)}`;
+    const config = s3Config(endpoint, { bucket, prefix: undefined });
+    await expect(S3BlobStore.open(config, { createBucket: false })).rejects.toThrow();
+    const store = await S3BlobStore.open(config);
+    try {
+      await store.check();
+      await store.put('x/y', chunked(Buffer.from('in the new bucket'), 4));
+      expect((await store.read('x/y')).toString()).toBe('in the new bucket');
+      // Opening again finds it and does not fail.
+      const again = await S3BlobStore.open(config);
+      await again.close();
+      await store.delete(['x/y']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps keys under its prefix separate from other prefixes', async () => {
+    const { endpoint } = await startS3rver();
+    const shared = `shared-${randomUUID()}`;
+    const a = new S3BlobStore(s3Config(endpoint, { prefix: `${shared}/a` }));
+    const b = new S3BlobStore(s3Config(endpoint, { prefix: `${shared}/b/` }));
+    try {
+      await a.put('k/1', chunked(Buffer.from('from a'), 2));
+      expect(await b.head('k/1')).toBeNull();
+      const keys: string[] = [];
+      for await (const { key } of a.list('')) keys.push(key);
+      expect(keys).toEqual(['k/1']);
+      await a.delete(['k/1']);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('check() fails when the endpoint is unreachable', async () => {
+    const store = new S3BlobStore(s3Config('http://127.0.0.1:1', { prefix: undefined }));
+    try {
+      await expect(store.check()).rejects.toThrow();
+    } finally {
+      await store.close();
+    }
+  });
+});
