@@ -1,1 +1,10 @@
-export {};
+/** What the CLI and tests use from the server package. */
+export { buildApp } from './app.js';
+export { loadConfig, ConfigError, type Config } from './config.js';
+export { serve, configOrExit } from './main.js';
+export { openDatabase, migrateToLatest, type Db } from './db/database.js';
+export { createUser, listUsers, setPlan, findUserByEmail, userView, planOf } from './domain/users.js';
+export { createApiKey, listApiKeys, revokeApiKey } from './domain/api-keys.js';
+export { AppError } from './domain/errors.js';
+export { collectGarbage } from './domain/garbage-collection.js';
+export { openBlobStore } from './blob/open-blob-store.js';

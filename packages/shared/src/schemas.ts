@@ -8,7 +8,7 @@ import { PLANS } from './plans.js';
 
 export const ErrorSchema = Type.Object(
   { error: Type.String(), code: Type.Optional(Type.String()) },
-  { $id: 'Error', description: 'Every error body' },
+  { title: 'Error', description: 'Every error body' },
 );
 
 export const MessageSchema = Type.Object({ message: Type.String() });
@@ -22,7 +22,7 @@ export const StorageBucketSchema = Type.Object(
     total_bytes: Type.Integer(),
     created_at: Type.String({ format: 'date-time' }),
   },
-  { $id: 'StorageBucket' },
+  { title: 'StorageBucket' },
 );
 export type StorageBucket = Static<typeof StorageBucketSchema>;
 
@@ -37,13 +37,13 @@ export const BucketObjectSchema = Type.Object(
     url: Type.String(),
     created_at: Type.String({ format: 'date-time' }),
   },
-  { $id: 'BucketObject' },
+  { title: 'BucketObject' },
 );
 export type BucketObject = Static<typeof BucketObjectSchema>;
 
 export const UploadResultSchema = Type.Object(
   { filename: Type.String(), size: Type.Integer(), updated: Type.Boolean() },
-  { $id: 'UploadResult' },
+  { title: 'UploadResult' },
 );
 export type UploadResult = Static<typeof UploadResultSchema>;
 
@@ -57,7 +57,7 @@ export const UserSchema = Type.Object(
     rate_limit_per_minute: Type.Integer(),
     created_at: Type.String({ format: 'date-time' }),
   },
-  { $id: 'User' },
+  { title: 'User' },
 );
 export type User = Static<typeof UserSchema>;
 
@@ -69,7 +69,7 @@ export const ApiKeySchema = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
-  { $id: 'ApiKey' },
+  { title: 'ApiKey' },
 );
 export type ApiKey = Static<typeof ApiKeySchema>;
 

@@ -1,0 +1,164 @@
+/**
+ * Configuration: one parse of the environment at boot, validated, frozen and
+ * passed down. Nothing else reads process.env. A bad value stops start-up with
+ * a message that names the variable.
+ */
+import { DEFAULT_PLAN_LIMITS, PLANS, type Plan } from '@pail/shared';
+import path from 'node:path';
+
+export type DatabaseConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+
+export type BlobConfig =
+  | { kind: 'fs'; root: string }
+  | {
+      kind: 's3';
+      endpoint: string | undefined;
+      bucket: string;
+      region: string;
+      accessKeyId: string | undefined;
+      secretAccessKey: string | undefined;
+      forcePathStyle: boolean;
+    };
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  database: DatabaseConfig;
+  redisUrl: string | undefined;
+  blob: BlobConfig;
+  /** undefined: generated once and kept in DATA_DIR (see secrets.ts). */
+  sessionSecret: string | undefined;
+  plans: Record<Plan, { storageBytes: number; ratePerMinute: number }>;
+  publicRateLimit: number;
+  /** Login attempts per 15 minutes, per account and per client IP. */
+  loginRateLimit: number;
+  maxFileBytes: number;
+  signup: 'open' | 'closed';
+  logLevel: string;
+  /** Objects up to this size are kept in the in-memory read cache. */
+  cacheMaxObjectBytes: number;
+  /** Total memory the read cache may hold. 0 turns it off. */
+  cacheMaxBytes: number;
+  /** Seconds an orphaned blob must be old before garbage collection removes it. */
+  gcGraceSeconds: number;
+  /** Trust X-Forwarded-For/-Proto from a reverse proxy (for client IPs in rate limits). */
+  trustProxy: boolean;
+  /** Directory of the built dashboard; served at `/` when it exists. */
+  dashboardDir: string | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got ${JSON.stringify(raw)}`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(choices as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
+  }
+  return raw as T;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL, got ${JSON.stringify(raw)}`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const dataDir = path.resolve(cwd, env.DATA_DIR || './data');
+  const publicUrl = (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'sqlite:', 'file:']);
+  const database: DatabaseConfig =
+    databaseUrl && /^postgres(ql)?:/.test(databaseUrl)
+      ? { kind: 'postgres', url: databaseUrl }
+      : { kind: 'sqlite', file: databaseUrl ? databaseUrl.replace(/^(sqlite|file):(\/\/)?/, '') : path.join(dataDir, 'pail.db') };
+
+  const s3Endpoint = url(env, 'S3_ENDPOINT', ['http:', 'https:']);
+  const s3Bucket = env.S3_BUCKET || undefined;
+  if (s3Endpoint && !s3Bucket) throw new ConfigError('S3_BUCKET', 'must be set when S3_ENDPOINT is set');
+  const blob: BlobConfig = s3Bucket
+    ? {
+        kind: 's3',
+        endpoint: s3Endpoint,
+        bucket: s3Bucket,
+        region: env.S3_REGION || 'us-east-1',
+        accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+        secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+        forcePathStyle: boolean(env, 'S3_FORCE_PATH_STYLE', Boolean(s3Endpoint)),
+      }
+    : { kind: 'fs', root: path.join(dataDir, 'blobs') };
+
+  const sessionSecret = env.SESSION_SECRET || undefined;
+  if (sessionSecret !== undefined && sessionSecret.length < 32) {
+    throw new ConfigError('SESSION_SECRET', 'must be at least 32 characters long');
+  }
+
+  const plans = {} as Config['plans'];
+  for (const plan of PLANS) {
+    const upper = plan.toUpperCase();
+    plans[plan] = {
+      storageBytes: integer(env, `PLAN_${upper}_STORAGE_BYTES`, DEFAULT_PLAN_LIMITS[plan].storageBytes),
+      ratePerMinute: integer(env, `PLAN_${upper}_RATE_LIMIT`, DEFAULT_PLAN_LIMITS[plan].ratePerMinute, 1),
+    };
+  }
+
+  const config: Config = {
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir,
+    publicUrl,
+    database,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    blob,
+    sessionSecret,
+    plans,
+    publicRateLimit: integer(env, 'PUBLIC_RATE_LIMIT', 600, 1),
+    loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 1),
+    maxFileBytes: integer(env, 'MAX_FILE_BYTES', 5 * 1024 ** 3, 0),
+    signup: oneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'open'),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    cacheMaxObjectBytes: integer(env, 'CACHE_MAX_OBJECT_BYTES', 64 * 1024),
+    cacheMaxBytes: integer(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024),
+    gcGraceSeconds: integer(env, 'GC_GRACE_SECONDS', 3600),
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    dashboardDir: env.DASHBOARD_DIR || undefined,
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,50 @@
+/**
+ * Opens the metadata database chosen by configuration and brings its schema up
+ * to date. PostgreSQL migrations run under Kysely's advisory lock, so instances
+ * starting together never race.
+ */
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import { migrationProvider, type Dialect } from './migrations.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+
+export interface OpenDatabase {
+  db: Db;
+  dialect: Dialect;
+}
+
+export function openDatabase(config: DatabaseConfig): OpenDatabase {
+  if (config.kind === 'sqlite') {
+    mkdirSync(path.dirname(config.file), { recursive: true });
+    const sqlite = new SQLite(config.file);
+    sqlite.pragma('journal_mode = WAL');
+    // In WAL mode NORMAL survives a process crash; blobs are fsynced before their row is written.
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite' };
+  }
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: 20,
+    // int8 (bigint) as a JS number: byte counts stay far below 2^53.
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
+}
+
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,100 @@
+/**
+ * The one migration history for both dialects. Migrations are frozen in time:
+ * never edit one that has shipped, add a new one. The few dialect differences
+ * are in the column helpers at the top, not scattered through the migrations.
+ */
+import { sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+function columns(dialect: Dialect) {
+  return {
+    /** Increasing ids that are never reused (AUTOINCREMENT in SQLite). */
+    id: (col: ColumnDefinitionBuilder) =>
+      dialect === 'sqlite' ? col.primaryKey().autoIncrement() : col.primaryKey().generatedAlwaysAsIdentity(),
+    idType: dialect === 'sqlite' ? ('integer' as const) : ('bigint' as const),
+    /** Byte order, so listings sort the same way in both dialects. */
+    binaryText: dialect === 'sqlite' ? sql`text` : sql`text collate "C"`,
+  };
+}
+
+function initial(dialect: Dialect): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('users')
+        .addColumn('id', c.idType, c.id)
+        .addColumn('email', 'text', (col) => col.notNull().unique())
+        .addColumn('password_hash', 'text', (col) => col.notNull())
+        .addColumn('plan', 'text', (col) => col.notNull().defaultTo('free'))
+        .addColumn('storage_used_bytes', 'bigint', (col) => col.notNull().defaultTo(0))
+        .addColumn('created_at', 'text', (col) => col.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('sessions')
+        .addColumn('id', 'text', (col) => col.primaryKey())
+        .addColumn('user_id', c.idType, (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('created_at', 'text', (col) => col.notNull())
+        .addColumn('expires_at', 'text', (col) => col.notNull())
+        .addColumn('revoked_at', 'text')
+        .execute();
+
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', c.idType, c.id)
+        .addColumn('user_id', c.idType, (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('prefix', 'text', (col) => col.notNull())
+        .addColumn('key_hash', 'text', (col) => col.notNull().unique())
+        .addColumn('created_at', 'text', (col) => col.notNull())
+        .addColumn('last_used_at', 'text')
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema.createIndex('api_keys_user').on('api_keys').column('user_id').execute();
+
+      await db.schema
+        .createTable('buckets')
+        .addColumn('id', c.idType, c.id)
+        .addColumn('owner_id', c.idType, (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('storage_name', 'text', (col) => col.notNull().unique())
+        .addColumn('public', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('object_count', 'bigint', (col) => col.notNull().defaultTo(0))
+        .addColumn('total_bytes', 'bigint', (col) => col.notNull().defaultTo(0))
+        .addColumn('created_at', 'text', (col) => col.notNull())
+        .addColumn('deleted_at', 'text')
+        .execute();
+      // Names are unique per owner among live buckets only: a deleted name can be reused.
+      await db.schema
+        .createIndex('buckets_owner_live_name')
+        .on('buckets')
+        .columns(['owner_id', 'name'])
+        .unique()
+        .where(sql.ref('deleted_at'), 'is', null)
+        .execute();
+
+      await db.schema
+        .createTable('objects')
+        .addColumn('bucket_id', c.idType, (col) => col.notNull().references('buckets.id'))
+        .addColumn('filename', c.binaryText, (col) => col.notNull())
+        .addColumn('storage_key', 'text', (col) => col.notNull().unique())
+        .addColumn('size', 'bigint', (col) => col.notNull())
+        .addColumn('content_type', 'text', (col) => col.notNull())
+        .addColumn('etag', 'text', (col) => col.notNull())
+        .addColumn('created_at', 'text', (col) => col.notNull())
+        .addColumn('updated_at', 'text', (col) => col.notNull())
+        .addPrimaryKeyConstraint('objects_pk', ['bucket_id', 'filename'])
+        .execute();
+    },
+  };
+}
+
+export function migrationProvider(dialect: Dialect): MigrationProvider {
+  return {
+    async getMigrations() {
+      return { '0001_initial': initial(dialect) };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Table types, as Kysely sees them. Timestamps are ISO 8601 strings in both
+ * dialects (they sort correctly as text); booleans are 0/1 integers; big
+ * integers come back as numbers (the PostgreSQL pool parses int8).
+ */
+import type { Generated, Insertable, Selectable } from 'kysely';
+
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  password_hash: string;
+  plan: string;
+  storage_used_bytes: Generated<number>;
+  created_at: string;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: number;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface BucketsTable {
+  id: Generated<number>;
+  owner_id: number;
+  name: string;
+  /** Stable, globally unique; the bucket's part of blob keys and of its public URL. */
+  storage_name: string;
+  public: number;
+  object_count: Generated<number>;
+  total_bytes: Generated<number>;
+  created_at: string;
+  deleted_at: string | null;
+}
+
+export interface ObjectsTable {
+  bucket_id: number;
+  filename: string;
+  storage_key: string;
+  size: number;
+  content_type: string;
+  etag: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  buckets: BucketsTable;
+  objects: ObjectsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type BucketRow = Selectable<BucketsTable>;
+export type ObjectRow = Selectable<ObjectsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type NewObject = Insertable<ObjectsTable>;

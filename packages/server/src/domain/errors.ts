@@ -1,0 +1,41 @@
+/**
+ * One error type for everything the API refuses, with named factories so each
+ * message is written once. The HTTP status comes from the shared code table.
+ */
+import { ERROR_STATUS, formatBytes, type ErrorCode } from '@pail/shared';
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export const errors = {
+  validation: (message: string) => new AppError('ValidationError', message),
+  unauthorized: () => new AppError('Unauthorized', 'Unauthorized'),
+  invalidCredentials: () => new AppError('Unauthorized', 'Invalid email or password'),
+  forbidden: (message: string) => new AppError('Forbidden', message),
+  signupClosed: () => new AppError('SignupClosed', 'Signup is closed on this server; ask an operator for an account'),
+  notFound: () => new AppError('NotFound', 'Not found'),
+  bucketNotFound: () => new AppError('BucketNotFound', 'Bucket not found'),
+  fileNotFound: () => new AppError('FileNotFound', 'File not found'),
+  apiKeyNotFound: () => new AppError('ApiKeyNotFound', 'API key not found'),
+  bucketNameTaken: () => new AppError('BucketNameTaken', 'Bucket name already exists'),
+  emailTaken: () => new AppError('EmailTaken', 'An account with this email already exists'),
+  storageLimit: (plan: string, capBytes: number) =>
+    new AppError('StorageLimitExceeded', `Storage limit exceeded: the ${plan} plan allows ${formatBytes(capBytes)}`),
+  fileTooLarge: (maxBytes: number) =>
+    new AppError('PayloadTooLarge', `File too large: the limit is ${formatBytes(maxBytes)} per file`),
+  rangeNotSatisfiable: (size: number) =>
+    new AppError('RangeNotSatisfiable', 'Range not satisfiable', { 'content-range': `bytes */${size}` }),
+  rateLimited: (retryAfterSeconds: number) =>
+    new AppError('RateLimited', 'Rate limit exceeded', { 'retry-after': String(retryAfterSeconds) }),
+  unavailable: (message: string) => new AppError('ServiceUnavailable', message),
+};

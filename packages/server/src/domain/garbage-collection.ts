@@ -1,0 +1,44 @@
+/**
+ * Garbage collection: removes blobs that no object row references (an upload
+ * whose process died between storing bytes and committing the row, or a
+ * replaced blob whose deletion failed) and finishes interrupted bucket
+ * deletions. Only blobs older than the grace period are touched, so uploads in
+ * flight are never harmed; deleting an unreferenced blob twice is harmless, so
+ * several instances may run this at once.
+ */
+import { resumePurges } from './bucket-deletion.js';
+import type { ObjectPorts } from './objects.js';
+
+const CHECK_BATCH = 500;
+
+export interface GcReport {
+  orphansRemoved: number;
+  bucketsPurged: number;
+}
+
+export async function collectGarbage(
+  ports: Pick<ObjectPorts, 'db' | 'blobs' | 'cache'>,
+  graceSeconds: number,
+  now = Date.now(),
+): Promise<GcReport> {
+  const bucketsPurged = await resumePurges(ports);
+  const cutoff = now - graceSeconds * 1000;
+  let orphansRemoved = 0;
+  let batch: string[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const referenced = await ports.db.selectFrom('objects').select('storage_key').where('storage_key', 'in', batch).execute();
+    const keep = new Set(referenced.map((row) => row.storage_key));
+    const orphans = batch.filter((key) => !keep.has(key));
+    if (orphans.length > 0) await ports.blobs.delete(orphans);
+    orphansRemoved += orphans.length;
+    batch = [];
+  };
+  for await (const blob of ports.blobs.list('')) {
+    if (blob.modifiedAt.getTime() > cutoff) continue;
+    batch.push(blob.key);
+    if (batch.length >= CHECK_BATCH) await flush();
+  }
+  await flush();
+  return { orphansRemoved, bucketsPurged };
+}

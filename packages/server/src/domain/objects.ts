@@ -1,0 +1,294 @@
+/**
+ * Files in buckets. Bytes go to a new, unique blob key first; then one
+ * transaction records the row, moves the bucket's counts and the owner's usage
+ * (checked against the plan's cap in the same conditional update) and retires
+ * the replaced blob. A crash anywhere leaves the old version or the new one,
+ * and at worst an unreferenced blob that garbage collection removes later.
+ */
+import { filenameProblem, type BucketObject, type UploadResult } from '@pail/shared';
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { BlobTooLargeError, type BlobStore } from '../blob/blob-store.js';
+import type { Db } from '../db/database.js';
+import type { Dialect } from '../db/migrations.js';
+import type { BucketRow, ObjectRow, UserRow } from '../db/schema.js';
+import { nowIso } from './clock.js';
+import { errors } from './errors.js';
+import type { ObjectCache } from './object-cache.js';
+import { planOf, type PlanLimits } from './users.js';
+
+export interface ObjectPorts {
+  db: Db;
+  dialect: Dialect;
+  blobs: BlobStore;
+  cache: ObjectCache;
+  plans: PlanLimits;
+  maxFileBytes: number;
+  /** `<public_url>/storage`: the host part of every object's `url`. */
+  storageHost: string;
+}
+
+export const MAX_PAGE_SIZE = 1000;
+
+export function parseFilename(raw: string): string {
+  const problem = filenameProblem(raw);
+  if (problem) throw errors.validation(problem);
+  return raw;
+}
+
+export function objectUrl(storageHost: string, storageName: string, filename: string): string {
+  return `${storageHost}/${storageName}/${encodeURIComponent(filename)}`;
+}
+
+export function objectView(storageHost: string, bucket: Pick<BucketRow, 'id' | 'storage_name'>, row: ObjectRow): BucketObject {
+  return {
+    id: `${bucket.id}/${row.filename}`,
+    bucket_id: bucket.id,
+    storage_name: row.storage_key,
+    filename: row.filename,
+    size: row.size,
+    content_type: row.content_type,
+    url: objectUrl(storageHost, bucket.storage_name, row.filename),
+    created_at: row.created_at,
+  };
+}
+
+export interface UploadInput {
+  owner: UserRow;
+  bucket: BucketRow;
+  filename: string;
+  body: Readable;
+  contentType: string;
+  /** From Content-Length when the client sent one: lets hopeless uploads fail before any byte is stored. */
+  declaredSize?: number;
+}
+
+export async function uploadObject(ports: ObjectPorts, input: UploadInput): Promise<UploadResult> {
+  const { owner, bucket, filename } = input;
+  const plan = planOf(owner);
+  const cap = ports.plans[plan].storageBytes;
+  if (input.declaredSize !== undefined && input.declaredSize > ports.maxFileBytes) {
+    throw errors.fileTooLarge(ports.maxFileBytes);
+  }
+  // Room left under the cap, counting the replaced file's bytes as freed. Only a
+  // guide to stop a doomed upload early; the commit below is the real check.
+  const existing = await findObjectRow(ports.db, bucket.id, filename);
+  const headroom = Math.max(0, cap - owner.storage_used_bytes + (existing?.size ?? 0));
+  if (input.declaredSize !== undefined && input.declaredSize > headroom) throw errors.storageLimit(plan, cap);
+  const maxBytes = Math.min(ports.maxFileBytes, headroom);
+
+  const storageKey = `${bucket.storage_name}/${randomUUID()}`;
+  let stored: { size: number; md5: string };
+  try {
+    stored = await ports.blobs.put(storageKey, input.body, { maxBytes, contentType: input.contentType });
+  } catch (error) {
+    if (error instanceof BlobTooLargeError) {
+      throw maxBytes === ports.maxFileBytes ? errors.fileTooLarge(ports.maxFileBytes) : errors.storageLimit(plan, cap);
+    }
+    throw error;
+  }
+
+  try {
+    const replaced = await commitUpload(ports, { ownerId: owner.id, cap, plan, bucketId: bucket.id, filename, storageKey, contentType: input.contentType, ...stored });
+    if (replaced) await retireBlobs(ports, [replaced]);
+    return { filename, size: stored.size, updated: replaced !== null };
+  } catch (error) {
+    await ports.blobs.delete([storageKey]).catch(() => {});
+    throw error;
+  }
+}
+
+interface CommitInput {
+  ownerId: number;
+  cap: number;
+  plan: string;
+  bucketId: number;
+  filename: string;
+  storageKey: string;
+  contentType: string;
+  size: number;
+  md5: string;
+}
+
+/** Records a stored blob as the file's current version. Returns the replaced blob key, if any. */
+async function commitUpload(ports: ObjectPorts, input: CommitInput): Promise<string | null> {
+  return ports.db.transaction().execute(async (trx) => {
+    // Locking the bucket row serialises commits per bucket on PostgreSQL (SQLite
+    // serialises all writes), so two uploads of one name cannot both count as new.
+    const live = await trx
+      .selectFrom('buckets')
+      .select('id')
+      .where('id', '=', input.bucketId)
+      .where('deleted_at', 'is', null)
+      .$if(ports.dialect === 'postgres', (q) => q.forUpdate())
+      .executeTakeFirst();
+    if (!live) throw errors.bucketNotFound();
+
+    const old = await trx
+      .selectFrom('objects')
+      .select(['storage_key', 'size'])
+      .where('bucket_id', '=', input.bucketId)
+      .where('filename', '=', input.filename)
+      .executeTakeFirst();
+    const delta = input.size - (old?.size ?? 0);
+
+    const usage = await trx
+      .updateTable('users')
+      .set((eb) => ({ storage_used_bytes: eb('storage_used_bytes', '+', delta) }))
+      .where('id', '=', input.ownerId)
+      // Growing past the cap is refused in the same statement that counts, so racing uploads cannot overshoot it.
+      .$if(delta > 0, (q) => q.where((eb) => eb(eb('storage_used_bytes', '+', delta), '<=', input.cap)))
+      .executeTakeFirst();
+    if (Number(usage.numUpdatedRows) === 0) throw errors.storageLimit(input.plan, input.cap);
+
+    const now = nowIso();
+    const version = { storage_key: input.storageKey, size: input.size, content_type: input.contentType, etag: input.md5, updated_at: now };
+    if (old) {
+      await trx.updateTable('objects').set(version).where('bucket_id', '=', input.bucketId).where('filename', '=', input.filename).execute();
+    } else {
+      await trx.insertInto('objects').values({ bucket_id: input.bucketId, filename: input.filename, created_at: now, ...version }).execute();
+    }
+    await trx
+      .updateTable('buckets')
+      .set((eb) => ({
+        object_count: eb('object_count', '+', old ? 0 : 1),
+        total_bytes: eb('total_bytes', '+', delta),
+      }))
+      .where('id', '=', input.bucketId)
+      .execute();
+    return old?.storage_key ?? null;
+  });
+}
+
+export function findObjectRow(db: Db, bucketId: number, filename: string): Promise<ObjectRow | undefined> {
+  return db.selectFrom('objects').selectAll().where('bucket_id', '=', bucketId).where('filename', '=', filename).executeTakeFirst();
+}
+
+export interface ListQuery {
+  prefix?: string;
+  limit?: string;
+  cursor?: string;
+}
+
+export async function listObjects(
+  ports: Pick<ObjectPorts, 'db' | 'storageHost'>,
+  bucket: BucketRow,
+  query: ListQuery,
+): Promise<{ objects: BucketObject[]; nextCursor: string | null }> {
+  const limit = parseLimit(query.limit);
+  const after = query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.cursor);
+  const prefix = query.prefix ?? '';
+  let q = ports.db.selectFrom('objects').selectAll().where('bucket_id', '=', bucket.id);
+  if (prefix !== '') {
+    // A range the index can use: every string that starts with `prefix` sorts in [prefix, prefix + U+10FFFF).
+    q = q.where('filename', '>=', prefix).where('filename', '<', `${prefix}\u{10FFFF}`);
+  }
+  if (after !== undefined) q = q.where('filename', '>', after);
+  const rows = await q.orderBy('filename').limit(limit + 1).execute();
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    objects: page.map((row) => objectView(ports.storageHost, bucket, row)),
+    nextCursor: rows.length > limit && last ? encodeCursor(last.filename) : null,
+  };
+}
+
+function parseLimit(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return MAX_PAGE_SIZE;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_PAGE_SIZE) {
+    throw errors.validation(`limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+  }
+  return Number(raw);
+}
+
+const encodeCursor = (filename: string): string => Buffer.from(filename, 'utf8').toString('base64url');
+
+function decodeCursor(cursor: string): string {
+  const filename = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor) || filename === '' || encodeCursor(filename) !== cursor) {
+    throw errors.validation('cursor is not valid; pass next_cursor from the previous page');
+  }
+  return filename;
+}
+
+export async function deleteObject(ports: ObjectPorts, bucket: BucketRow, filename: string): Promise<void> {
+  const removed = await ports.db.transaction().execute(async (trx) => {
+    const old = await trx
+      .deleteFrom('objects')
+      .where('bucket_id', '=', bucket.id)
+      .where('filename', '=', filename)
+      .returning(['storage_key', 'size'])
+      .executeTakeFirst();
+    if (!old) throw errors.fileNotFound();
+    await trx
+      .updateTable('buckets')
+      .set((eb) => ({ object_count: eb('object_count', '-', 1), total_bytes: eb('total_bytes', '-', old.size) }))
+      .where('id', '=', bucket.id)
+      .execute();
+    await trx
+      .updateTable('users')
+      .set((eb) => ({ storage_used_bytes: eb('storage_used_bytes', '-', old.size) }))
+      .where('id', '=', bucket.owner_id)
+      .execute();
+    return old.storage_key;
+  });
+  await retireBlobs(ports, [removed]);
+}
+
+/** Best effort: a blob that survives this (crash, store outage) is found by garbage collection. */
+export async function retireBlobs(ports: Pick<ObjectPorts, 'blobs' | 'cache'>, keys: string[]): Promise<void> {
+  ports.cache.delete(keys);
+  await ports.blobs.delete(keys).catch(() => {});
+}
+
+export interface ReadableObject {
+  bucket: Pick<BucketRow, 'id' | 'owner_id' | 'public' | 'storage_name'>;
+  object: ObjectRow;
+}
+
+/**
+ * A file the caller may read: in its own bucket, or in any public bucket.
+ * Other owners' private buckets are "Bucket not found", as if absent. One
+ * query, because this is the hottest path of the service.
+ */
+export async function findReadable(
+  db: Db,
+  bucketRef: { id: number } | { storageName: string },
+  filename: string,
+  callerId: number | null,
+): Promise<ReadableObject> {
+  const row = await db
+    .selectFrom('buckets')
+    .leftJoin('objects', (join) => join.onRef('objects.bucket_id', '=', 'buckets.id').on('objects.filename', '=', filename))
+    .select([
+      'buckets.id as bucket_id',
+      'buckets.owner_id',
+      'buckets.public',
+      'buckets.storage_name',
+      'objects.storage_key',
+      'objects.size',
+      'objects.content_type',
+      'objects.etag',
+      'objects.created_at',
+      'objects.updated_at',
+    ])
+    .$if('id' in bucketRef, (q) => q.where('buckets.id', '=', (bucketRef as { id: number }).id))
+    .$if('storageName' in bucketRef, (q) => q.where('buckets.storage_name', '=', (bucketRef as { storageName: string }).storageName))
+    .where('buckets.deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row || (row.public !== 1 && row.owner_id !== callerId)) throw errors.bucketNotFound();
+  if (row.storage_key === null) throw errors.fileNotFound();
+  return {
+    bucket: { id: row.bucket_id, owner_id: row.owner_id, public: row.public, storage_name: row.storage_name },
+    object: {
+      bucket_id: row.bucket_id,
+      filename,
+      storage_key: row.storage_key,
+      size: row.size as number,
+      content_type: row.content_type as string,
+      etag: row.etag as string,
+      created_at: row.created_at as string,
+      updated_at: row.updated_at as string,
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Sending a file: the headers decisions.md lists, conditional requests (304),
+ * single ranges (206/416), and the bytes from the small-object cache or a
+ * stream from the blob store. A multi-range request gets the whole file (200),
+ * which RFC 9110 allows.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import parseRange from 'range-parser';
+import type { BucketRow, ObjectRow } from '../db/schema.js';
+import { errors } from '../domain/errors.js';
+import type { ObjectPorts } from '../domain/objects.js';
+
+export function objectHeaders(bucket: Pick<BucketRow, 'public'>, object: ObjectRow): Record<string, string> {
+  return {
+    'content-type': object.content_type,
+    etag: `"${object.etag}"`,
+    'last-modified': new Date(object.updated_at).toUTCString(),
+    'accept-ranges': 'bytes',
+    'cache-control': bucket.public === 1 ? 'public, no-cache' : 'private, no-cache',
+    // Uploaded HTML must not run as this origin (where the dashboard's session lives).
+    'content-security-policy': 'sandbox',
+    'x-content-type-options': 'nosniff',
+  };
+}
+
+function notModified(request: FastifyRequest, object: ObjectRow): boolean {
+  const etag = `"${object.etag}"`;
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined) {
+    return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+  }
+  const ifModifiedSince = request.headers['if-modified-since'];
+  if (ifModifiedSince !== undefined) {
+    const since = Date.parse(ifModifiedSince);
+    // HTTP dates have whole seconds.
+    const modified = Math.floor(Date.parse(object.updated_at) / 1000) * 1000;
+    return !Number.isNaN(since) && modified <= since;
+  }
+  return false;
+}
+
+/** The one range to serve, null for the whole file. Throws 416 when unsatisfiable. */
+function requestedRange(request: FastifyRequest, object: ObjectRow): { start: number; end: number } | null {
+  const header = request.headers.range;
+  if (header === undefined) return null;
+  const ifRange = request.headers['if-range']?.toString();
+  if (ifRange !== undefined && ifRange.trim() !== `"${object.etag}"`) {
+    const date = Date.parse(ifRange);
+    if (Number.isNaN(date) || Math.floor(Date.parse(object.updated_at) / 1000) * 1000 > date) return null;
+  }
+  const ranges = parseRange(object.size, header, { combine: true });
+  if (ranges === -1) throw errors.rangeNotSatisfiable(object.size);
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return null;
+  const [range] = ranges;
+  return range ? { start: range.start, end: range.end } : null;
+}
+
+export async function sendObject(
+  ports: Pick<ObjectPorts, 'blobs' | 'cache'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  bucket: Pick<BucketRow, 'public'>,
+  object: ObjectRow,
+): Promise<FastifyReply> {
+  reply.headers(objectHeaders(bucket, object));
+  if (notModified(request, object)) return reply.code(304).send();
+  const range = requestedRange(request, object);
+  const length = range ? range.end - range.start + 1 : object.size;
+  if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${object.size}`);
+  reply.header('content-length', String(length));
+  if (request.method === 'HEAD') return reply.send();
+
+  if (ports.cache.fits(object.size)) {
+    let bytes = ports.cache.get(object.storage_key);
+    if (!bytes) {
+      bytes = await ports.blobs.read(object.storage_key);
+      ports.cache.set(object.storage_key, bytes);
+    }
+    return reply.send(range ? bytes.subarray(range.start, range.end + 1) : bytes);
+  }
+  if (length === 0) return reply.send(Buffer.alloc(0));
+  return reply.send(await ports.blobs.get(object.storage_key, range ?? undefined));
+}

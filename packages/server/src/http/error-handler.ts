@@ -1,0 +1,63 @@
+/**
+ * Every error leaves as `{error, code}` with its real status. Errors the
+ * client caused are 4xx with a clear message; anything unexpected is a 500
+ * that says nothing internal, is logged, and carries the request id.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, errors } from '../domain/errors.js';
+
+/** Framework and plugin errors a client can cause, and how to say them. */
+const CLIENT_ERRORS: Record<string, () => AppError> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: () => errors.validation('Body is not valid JSON'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => errors.validation('Body is empty; send a JSON object'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UnsupportedMediaType', 'Unsupported Content-Type; send application/json'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => errors.validation('Content-Length does not match the body'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PayloadTooLarge', 'Request body is too large'),
+  FST_INVALID_MULTIPART_CONTENT_TYPE: () => errors.validation("Expected a multipart/form-data body with a file part named 'file'"),
+  FST_PARTS_LIMIT: () => errors.validation('Too many parts in the multipart body'),
+  FST_FILES_LIMIT: () => errors.validation('Too many files in the multipart body; send one part named file'),
+  FST_FIELDS_LIMIT: () => errors.validation('Too many fields in the multipart body'),
+  FST_PROTO_VIOLATION: () => errors.validation('Malformed multipart body'),
+  FST_ERR_BAD_URL: () => errors.validation('Malformed URL'),
+};
+
+function toAppError(error: FastifyError): AppError | null {
+  if (error instanceof AppError) return error;
+  if (error.validation) {
+    const where = error.validationContext ?? 'request';
+    const first = error.validation[0];
+    const field = first?.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : '';
+    return errors.validation(`${where}${field ? `.${field}` : ''} ${first?.message ?? 'is invalid'}`);
+  }
+  const known = error.code ? CLIENT_ERRORS[error.code] : undefined;
+  if (known) return known();
+  // busboy's complaints about a broken multipart stream.
+  if (/^(Unexpected end of form|Malformed part header|Multipart: Boundary not found)/.test(error.message)) {
+    return errors.validation('Malformed multipart body');
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new AppError(error.statusCode === 413 ? 'PayloadTooLarge' : 'ValidationError', error.message);
+  }
+  return null;
+}
+
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // A body we stopped reading (cap reached, bad upload) is not worth draining.
+    if (!request.raw.complete) reply.header('connection', 'close');
+    reply.header('x-request-id', request.id);
+    const appError = toAppError(error);
+    if (appError) {
+      if (appError.status >= 500) request.log.warn({ err: error }, appError.message);
+      return reply.code(appError.status).headers(appError.headers).send({ error: appError.message, code: appError.code });
+    }
+    if (request.raw.destroyed || (error as NodeJS.ErrnoException).code === 'ECONNRESET' || error.message === 'aborted') {
+      // The client went away mid-request; nobody is listening for an answer.
+      request.log.info({ reqId: request.id }, 'client aborted the request');
+      return reply.code(400).send({ error: 'Request aborted', code: 'ValidationError' });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({ error: 'Internal server error', code: 'InternalError' });
+  });
+
+}

@@ -1,0 +1,114 @@
+/**
+ * Request budgets, on rate-limiter-flexible: in-process counters by default,
+ * Redis when REDIS_URL is set (one budget per user across all instances).
+ * - Developer API: per user, all of a user's keys share it; size from the plan.
+ * - Anonymous public downloads: per client IP.
+ * - Login failures: per account and per client IP, over 15 minutes.
+ * If Redis cannot be reached the request fails with 503, never hangs.
+ */
+import type { Plan } from '@pail/shared';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config } from '../config.js';
+import { errors } from '../domain/errors.js';
+
+const WINDOW_SECONDS = 60;
+const LOGIN_WINDOW_SECONDS = 15 * 60;
+
+export interface Budget {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetSeconds: number;
+}
+
+export class RateLimits {
+  private readonly perPlan: Record<Plan, RateLimiterAbstract>;
+  private readonly publicIp: RateLimiterAbstract;
+  private readonly loginByIp: RateLimiterAbstract;
+  private readonly loginByEmail: RateLimiterAbstract;
+
+  constructor(
+    private readonly config: Pick<Config, 'plans' | 'publicRateLimit' | 'loginRateLimit'>,
+    redis?: Redis,
+  ) {
+    const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract =>
+      redis
+        ? new RateLimiterRedis({ storeClient: redis, keyPrefix: `pail:${keyPrefix}`, points, duration, rejectIfRedisNotReady: true })
+        : new RateLimiterMemory({ keyPrefix, points, duration });
+    this.perPlan = {
+      free: make('rl:free', config.plans.free.ratePerMinute, WINDOW_SECONDS),
+      plus: make('rl:plus', config.plans.plus.ratePerMinute, WINDOW_SECONDS),
+      pro: make('rl:pro', config.plans.pro.ratePerMinute, WINDOW_SECONDS),
+      max: make('rl:max', config.plans.max.ratePerMinute, WINDOW_SECONDS),
+    };
+    this.publicIp = make('rl:ip', config.publicRateLimit, WINDOW_SECONDS);
+    this.loginByIp = make('login:ip', config.loginRateLimit * 5, LOGIN_WINDOW_SECONDS);
+    this.loginByEmail = make('login:email', config.loginRateLimit, LOGIN_WINDOW_SECONDS);
+  }
+
+  /** Spends one request of a user's budget; throws 429 (with the budget) when it is gone. */
+  consumeUser(userId: number, plan: Plan): Promise<Budget> {
+    return spend(this.perPlan[plan], `u${userId}`, this.config.plans[plan].ratePerMinute);
+  }
+
+  consumeIp(ip: string): Promise<Budget> {
+    return spend(this.publicIp, ip, this.config.publicRateLimit);
+  }
+
+  /** Refuses a login attempt while the account or the address has failed too often. */
+  async checkLogin(ip: string, email: string): Promise<void> {
+    const [byIp, byEmail] = await Promise.all([
+      guard(this.loginByIp.get(ip)),
+      guard(this.loginByEmail.get(email)),
+    ]);
+    for (const [state, points] of [
+      [byIp, this.config.loginRateLimit * 5],
+      [byEmail, this.config.loginRateLimit],
+    ] as const) {
+      if (state && state.consumedPoints >= points) throw errors.rateLimited(Math.ceil(state.msBeforeNext / 1000));
+    }
+  }
+
+  async loginFailed(ip: string, email: string): Promise<void> {
+    await Promise.all([
+      guard(this.loginByIp.penalty(ip, 1)),
+      guard(this.loginByEmail.penalty(email, 1)),
+    ]);
+  }
+
+  async loginSucceeded(email: string): Promise<void> {
+    await guard(this.loginByEmail.delete(email));
+  }
+}
+
+async function spend(limiter: RateLimiterAbstract, key: string, limit: number): Promise<Budget> {
+  try {
+    const res = await limiter.consume(key);
+    return { limit, remaining: res.remainingPoints, resetSeconds: Math.ceil(res.msBeforeNext / 1000) };
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) {
+      const resetSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      const error = errors.rateLimited(resetSeconds);
+      Object.assign(error.headers, budgetHeaders({ limit, remaining: 0, resetSeconds }));
+      throw error;
+    }
+    throw errors.unavailable('Rate limiter unavailable, try again shortly');
+  }
+}
+
+async function guard<T>(operation: Promise<T>): Promise<T> {
+  try {
+    return await operation;
+  } catch {
+    throw errors.unavailable('Rate limiter unavailable, try again shortly');
+  }
+}
+
+export function budgetHeaders(budget: Budget): Record<string, string> {
+  return {
+    'ratelimit-limit': String(budget.limit),
+    'ratelimit-remaining': String(budget.remaining),
+    'ratelimit-reset': String(budget.resetSeconds),
+  };
+}

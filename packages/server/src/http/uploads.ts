@@ -1,0 +1,53 @@
+/**
+ * Getting an upload's bytes and type out of a request, without buffering:
+ * the multipart part named `file`, or a raw PUT body. Both hand a stream to
+ * uploadObject(), which enforces the size cap and the plan's storage cap.
+ */
+import type {} from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import mime from 'mime-types';
+import type { Readable } from 'node:stream';
+import { errors } from '../domain/errors.js';
+
+const MIME_PATTERN = /^[A-Za-z0-9][\w.+-]*\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"]*"|[\w.+-]+))*$/;
+
+/** The declared type if there is one and it is well formed; else a guess from the name. */
+export function contentTypeFor(filename: string, declared: string | undefined, treatOctetStreamAsMissing = false): string {
+  const value = declared?.trim();
+  if (value && !(treatOctetStreamAsMissing && value.toLowerCase() === 'application/octet-stream')) {
+    if (value.length > 255 || !MIME_PATTERN.test(value)) throw errors.validation('Content-Type is not a valid MIME type');
+    return value;
+  }
+  return mime.lookup(filename) || 'application/octet-stream';
+}
+
+export function declaredLength(request: FastifyRequest): number | undefined {
+  const header = request.headers['content-length'];
+  if (header === undefined || !/^\d+$/.test(header)) return undefined;
+  return Number(header);
+}
+
+export interface MultipartFile {
+  filename: string | undefined;
+  stream: Readable;
+  mimetype: string | undefined;
+}
+
+/**
+ * Runs `consume` on the part named `file` and drains every other part, so the
+ * request never hangs. A form without such a part is a 400.
+ */
+export async function withMultipartFile<T>(request: FastifyRequest, consume: (file: MultipartFile) => Promise<T>): Promise<T> {
+  if (!request.isMultipart()) throw errors.validation("Expected a multipart/form-data body with a file part named 'file'");
+  let result: { value: T } | undefined;
+  for await (const part of request.parts()) {
+    if (part.type !== 'file') continue;
+    if (part.fieldname === 'file' && result === undefined) {
+      result = { value: await consume({ filename: part.filename, stream: part.file, mimetype: part.mimetype }) };
+    } else {
+      part.file.resume();
+    }
+  }
+  if (result === undefined) throw errors.validation("Multipart body has no file part named 'file'");
+  return result.value;
+}

@@ -1,0 +1,56 @@
+/**
+ * The process: read configuration (environment and an optional .env), build
+ * the app, listen, and on SIGTERM/SIGINT stop taking new requests, let the
+ * ones in flight finish, then close the stores.
+ */
+import 'dotenv/config';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+
+const SHUTDOWN_TIMEOUT_MS = 30_000;
+
+export async function serve(config: Config): Promise<void> {
+  const app = await buildApp(config);
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing requests in flight');
+    const force = setTimeout(() => {
+      app.log.error('requests did not finish in time; exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    force.unref();
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'error while shutting down');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(`Pail is serving ${config.publicUrl} (dashboard at /, API docs at /docs)`);
+}
+
+export function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+// Run when executed directly (node dist/main.js), not when imported by the CLI.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  serve(configOrExit()).catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

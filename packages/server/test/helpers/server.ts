@@ -1,0 +1,61 @@
+/**
+ * Starts a real Pail server for a test: a temporary DATA_DIR, a real port on
+ * 127.0.0.1, the backends chosen by PAIL_TEST_BACKEND (see backends.ts), and
+ * logs off. Every test file gets its own server and its own data.
+ */
+import type { FastifyInstance } from 'fastify';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { backendEnv } from './backends.js';
+
+export interface TestServer {
+  url: string;
+  dataDir: string;
+  config: Config;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export async function startTestServer(options: { env?: Record<string, string>; dataDir?: string } = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'pail-test-')));
+  const port = await freePort();
+  const backend = await backendEnv();
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    ...backend.env,
+    ...options.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+  });
+  const app = await buildApp(config, { logger: false });
+  await app.listen({ port, host: '127.0.0.1' });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dataDir,
+    config,
+    app,
+    async close() {
+      await app.close();
+      await backend.cleanup();
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
