@@ -1,0 +1,60 @@
+import { useState, type ReactNode } from 'react';
+import { Dialog } from './dialog';
+import { InlineError, Spinner } from './states';
+
+interface ConfirmDialogProps {
+  open: boolean;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => Promise<void>;
+  onClose: () => void;
+}
+
+/** Asks before something destructive; stays open and shows the error if it fails. */
+export function ConfirmDialog({ open, title, children, confirmLabel, onConfirm, onClose }: ConfirmDialogProps) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const close = () => {
+    if (busy) return;
+    setError(null);
+    onClose();
+  };
+
+  const confirm = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await onConfirm();
+      setBusy(false);
+      onClose();
+    } catch (err) {
+      setBusy(false);
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  return (
+    <Dialog
+      open={open}
+      title={title}
+      onClose={close}
+      busy={busy}
+      footer={
+        <>
+          <button type="button" className="btn btn-secondary" onClick={close} disabled={busy}>
+            Cancel
+          </button>
+          <button type="button" className="btn btn-danger" onClick={confirm} disabled={busy}>
+            {busy ? <Spinner size={16} /> : null}
+            {confirmLabel}
+          </button>
+        </>
+      }
+    >
+      {children}
+      {error ? <InlineError>{error}</InlineError> : null}
+    </Dialog>
+  );
+}

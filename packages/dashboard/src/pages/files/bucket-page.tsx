@@ -1,0 +1,122 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { getBucket } from '../../api/buckets';
+import { ApiError } from '../../api/http';
+import { Icon } from '../../components/icons';
+import { PageHeader } from '../../components/layout';
+import { Link } from '../../components/link';
+import { ErrorState, Loading } from '../../components/states';
+import { VisibilityBadge } from '../../components/visibility-badge';
+import { useAsync } from '../../hooks/use-async';
+import { useSession } from '../../hooks/session';
+import { useToast } from '../../hooks/toast';
+import { useUploads } from '../../hooks/use-uploads';
+import { formatBytes, formatDate, pluralize } from '../../lib/format';
+import { navigate } from '../../lib/router';
+import { DeleteBucketDialog } from '../buckets/delete-bucket-dialog';
+import { VisibilitySwitch } from '../buckets/visibility-switch';
+import { DropZone, HiddenFileInput } from './drop-zone';
+import { FileBrowser } from './file-browser';
+import { UploadList } from './upload-list';
+
+export function BucketPage({ bucketId }: { bucketId: number }) {
+  const bucket = useAsync((signal) => getBucket(bucketId, signal), [bucketId]);
+  const { refreshUser } = useSession();
+  const { notify } = useToast();
+  const [version, setVersion] = useState(0);
+  const [deleting, setDeleting] = useState(false);
+  const picker = useRef<HTMLInputElement>(null);
+
+  const { reload: reloadBucket } = bucket;
+  const changed = useCallback(() => {
+    setVersion((v) => v + 1);
+    reloadBucket();
+    void refreshUser();
+  }, [reloadBucket, refreshUser]);
+
+  const uploads = useUploads(bucketId, changed);
+
+  useEffect(() => {
+    document.title = `${bucket.data?.name ?? 'Bucket'} · Pail`;
+  }, [bucket.data?.name]);
+
+  const openPicker = () => picker.current?.click();
+
+  if (bucket.loading && !bucket.data) return <Loading label="Loading bucket…" />;
+  if (bucket.error && !bucket.data) {
+    const notFound = bucket.error instanceof ApiError && bucket.error.status === 404;
+    return (
+      <div className="page">
+        <BackLink />
+        <ErrorState
+          title={notFound ? 'Bucket not found' : 'Could not load this bucket'}
+          error={notFound ? new Error('It may have been deleted, or the link is wrong.') : bucket.error}
+          onRetry={notFound ? undefined : bucket.reload}
+        />
+      </div>
+    );
+  }
+  const b = bucket.data;
+  if (!b) return null;
+
+  return (
+    <div className="page">
+      <BackLink />
+      <PageHeader
+        title={
+          <>
+            <span className="title-text">{b.name}</span> <VisibilityBadge isPublic={b.public} />
+          </>
+        }
+        description={
+          <span className="stats" aria-label="Bucket summary">
+            <span data-testid="bucket-object-count">{pluralize(b.object_count, 'object')}</span>
+            <span aria-hidden="true">·</span>
+            <span data-testid="bucket-size">{formatBytes(b.total_bytes)}</span>
+            <span aria-hidden="true">·</span>
+            <span>Created {formatDate(b.created_at)}</span>
+          </span>
+        }
+        actions={
+          <>
+            <VisibilitySwitch bucket={b} onChanged={(next) => bucket.setData(() => next)} />
+            <button type="button" className="btn btn-secondary btn-danger-text" onClick={() => setDeleting(true)}>
+              <Icon name="trash" /> Delete bucket
+            </button>
+            <button type="button" className="btn btn-primary" onClick={openPicker}>
+              <Icon name="upload" /> Upload files
+            </button>
+          </>
+        }
+      />
+      <HiddenFileInput ref={picker} onFiles={uploads.addFiles} />
+
+      <DropZone onFiles={uploads.addFiles} bucketName={b.name}>
+        <div className="stack">
+          <UploadList items={uploads.items} onCancel={uploads.cancel} onRetry={uploads.retry} onClear={uploads.clearFinished} />
+          <FileBrowser bucket={b} version={version} onChanged={changed} onPickFiles={openPicker} />
+          <p className="drop-hint">
+            <Icon name="upload" size={16} /> Tip: drop files anywhere on this area to upload them.
+          </p>
+        </div>
+      </DropZone>
+
+      <DeleteBucketDialog
+        bucket={deleting ? b : null}
+        onClose={() => setDeleting(false)}
+        onDeleted={(gone) => {
+          notify(`Bucket ${gone.name} deleted`);
+          void refreshUser();
+          navigate('/buckets', { replace: true });
+        }}
+      />
+    </div>
+  );
+}
+
+function BackLink() {
+  return (
+    <Link to="/buckets" className="back-link">
+      <Icon name="chevronLeft" size={16} /> All buckets
+    </Link>
+  );
+}
