@@ -248,7 +248,8 @@ export interface ReadableObject {
 
 /**
  * A file the caller may read: in its own bucket, or in any public bucket.
- * Other owners' private buckets are "Bucket not found", as if absent. One
+ * Other owners' private buckets are "Bucket not found", as if absent (and
+ * 401 for a caller with no credentials at all). One
  * query, because this is the hottest path of the service.
  */
 export async function findReadable(
@@ -276,7 +277,10 @@ export async function findReadable(
     .$if('storageName' in bucketRef, (q) => q.where('buckets.storage_name', '=', (bucketRef as { storageName: string }).storageName))
     .where('buckets.deleted_at', 'is', null)
     .executeTakeFirst();
-  if (!row || (row.public !== 1 && row.owner_id !== callerId)) throw errors.bucketNotFound();
+  if (!row || (row.public !== 1 && row.owner_id !== callerId)) {
+    // Without credentials the answer is "show a key" whether the bucket is private or absent, which leaks nothing.
+    throw callerId === null ? errors.unauthorized() : errors.bucketNotFound();
+  }
   if (row.storage_key === null) throw errors.fileNotFound();
   return {
     bucket: { id: row.bucket_id, owner_id: row.owner_id, public: row.public, storage_name: row.storage_name },

@@ -38,6 +38,9 @@ export async function startTestServer(options: { env?: Record<string, string>; d
   const backend = await backendEnv();
   const config = loadConfig({
     LOG_LEVEL: 'silent',
+    // Generous budgets so suites are not throttled; rate-limit tests set their own.
+    PLAN_FREE_RATE_LIMIT: '100000',
+    PUBLIC_RATE_LIMIT: '100000',
     ...backend.env,
     ...options.env,
     DATA_DIR: dataDir,
