@@ -27,6 +27,8 @@ export interface Config {
   publicUrl: string;
   database: DatabaseConfig;
   redisUrl: string | undefined;
+  /** Prepended to every Redis key, so several deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
   blob: BlobConfig;
   /** undefined: generated once and kept in DATA_DIR (see secrets.ts). */
   sessionSecret: string | undefined;
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     publicUrl,
     database,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'pail:',
     blob,
     sessionSecret,
     plans,

@@ -4,7 +4,7 @@
  * starting together never race.
  */
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -43,7 +43,14 @@ export function openDatabase(config: DatabaseConfig): OpenDatabase {
 }
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider(dialect) });
+  // Kysely looks for its migration tables in every schema unless told which one,
+  // so a second Pail (or any Kysely app) in another schema of the same database
+  // would make it skip creating them here. Pin them to the schema we write to.
+  const migrationTableSchema =
+    dialect === 'postgres'
+      ? (await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)).rows[0]?.schema ?? undefined
+      : undefined;
+  const migrator = new Migrator({ db, provider: migrationProvider(dialect), migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -29,12 +29,13 @@ export class RateLimits {
   private readonly loginByEmail: RateLimiterAbstract;
 
   constructor(
-    private readonly config: Pick<Config, 'plans' | 'publicRateLimit' | 'loginRateLimit'>,
+    private readonly config: Pick<Config, 'plans' | 'publicRateLimit' | 'loginRateLimit'> & Partial<Pick<Config, 'redisKeyPrefix'>>,
     redis?: Redis,
   ) {
+    const redisPrefix = config.redisKeyPrefix ?? 'pail:';
     const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract =>
       redis
-        ? new RateLimiterRedis({ storeClient: redis, keyPrefix: `pail:${keyPrefix}`, points, duration, rejectIfRedisNotReady: true })
+        ? new RateLimiterRedis({ storeClient: redis, keyPrefix: `${redisPrefix}${keyPrefix}`, points, duration, rejectIfRedisNotReady: true })
         : new RateLimiterMemory({ keyPrefix, points, duration });
     this.perPlan = {
       free: make('rl:free', config.plans.free.ratePerMinute, WINDOW_SECONDS),
