@@ -36,6 +36,12 @@ export interface Config {
   publicRateLimit: number;
   /** Login attempts per 15 minutes, per account and per client IP. */
   loginRateLimit: number;
+  /**
+   * RATE_LIMIT_WINDOW_SECONDS (default 60): the window of the per-user
+   * (Developer API) and per-IP (public downloads) budgets. The plan limits are
+   * "per minute"; a shorter window is for tests that watch a budget refill.
+   */
+  rateLimitWindowSeconds: number;
   maxFileBytes: number;
   signup: 'open' | 'closed';
   logLevel: string;
@@ -154,6 +160,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     plans,
     publicRateLimit: integer(env, 'PUBLIC_RATE_LIMIT', 600, 1),
     loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 1),
+    rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
     maxFileBytes: integer(env, 'MAX_FILE_BYTES', 5 * 1024 ** 3, 0),
     signup: oneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'open'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),

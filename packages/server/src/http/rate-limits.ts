@@ -12,7 +12,6 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { Config } from '../config.js';
 import { errors } from '../domain/errors.js';
 
-const WINDOW_SECONDS = 60;
 const LOGIN_WINDOW_SECONDS = 15 * 60;
 
 export interface Budget {
@@ -29,7 +28,7 @@ export class RateLimits {
   private readonly loginByEmail: RateLimiterAbstract;
 
   constructor(
-    private readonly config: Pick<Config, 'plans' | 'publicRateLimit' | 'loginRateLimit'> & Partial<Pick<Config, 'redisKeyPrefix'>>,
+    private readonly config: Pick<Config, 'plans' | 'publicRateLimit' | 'loginRateLimit' | 'rateLimitWindowSeconds'> & Partial<Pick<Config, 'redisKeyPrefix'>>,
     redis?: Redis,
   ) {
     const redisPrefix = config.redisKeyPrefix ?? 'pail:';
@@ -37,6 +36,7 @@ export class RateLimits {
       redis
         ? new RateLimiterRedis({ storeClient: redis, keyPrefix: `${redisPrefix}${keyPrefix}`, points, duration, rejectIfRedisNotReady: true })
         : new RateLimiterMemory({ keyPrefix, points, duration });
+    const WINDOW_SECONDS = config.rateLimitWindowSeconds;
     this.perPlan = {
       free: make('rl:free', config.plans.free.ratePerMinute, WINDOW_SECONDS),
       plus: make('rl:plus', config.plans.plus.ratePerMinute, WINDOW_SECONDS),
