@@ -10,7 +10,7 @@ import { AppError, errors } from '../domain/errors.js';
 const CLIENT_ERRORS: Record<string, () => AppError> = {
   FST_ERR_CTP_INVALID_JSON_BODY: () => errors.validation('Body is not valid JSON'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => errors.validation('Body is empty; send a JSON object'),
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UnsupportedMediaType', 'Unsupported Content-Type; send application/json'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UnsupportedMediaType', 'Unsupported or malformed Content-Type'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => errors.validation('Content-Length does not match the body'),
   FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PayloadTooLarge', 'Request body is too large'),
   FST_INVALID_MULTIPART_CONTENT_TYPE: () => errors.validation("Expected a multipart/form-data body with a file part named 'file'"),
