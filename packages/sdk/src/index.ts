@@ -1,1 +1,42 @@
-export {};
+/**
+ * @pail/sdk: a typed client for Pail's Developer API, for Node 20+ and browsers.
+ *
+ *   import { Pail } from '@pail/sdk';
+ *   const pail = new Pail({ baseUrl: 'http://localhost:8080', apiKey: process.env.PAIL_API_KEY });
+ */
+export { Pail } from './client.js';
+export type {
+  BucketId,
+  BucketObject,
+  ByteRange,
+  CallOptions,
+  CreateBucketOptions,
+  DownloadOptions,
+  FileMetadata,
+  FilePage,
+  IterateFilesOptions,
+  ListFilesOptions,
+  PailOptions,
+  RetryOptions,
+  StorageBucket,
+  UploadOptions,
+  UploadResult,
+  Visibility,
+} from './client.js';
+export {
+  BucketNameTakenError,
+  BucketNotFoundError,
+  FileNotFoundError,
+  ForbiddenError,
+  NotFoundError,
+  PailError,
+  PayloadTooLargeError,
+  RangeNotSatisfiableError,
+  RateLimitError,
+  ServerError,
+  StorageLimitExceededError,
+  UnauthorizedError,
+  ValidationError,
+} from './errors.js';
+export type { PailErrorDetails, RateLimitDetails } from './errors.js';
+export type { PathSource, UploadBody } from './upload-body.js';

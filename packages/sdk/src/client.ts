@@ -1,0 +1,396 @@
+/**
+ * The Pail client: one method per Developer API operation, on top of fetch,
+ * so it runs in Node 20+ and in browsers. Every call sends the API key in
+ * `x-api-key`, turns refusals into typed errors (errors.ts), and can wait and
+ * retry on 429 as `Retry-After` says, when the request body can be resent.
+ */
+import type { BucketObject, ListBucketsResponse, ListFilesResponse, StorageBucket, UploadResult } from '@pail/shared';
+import { BucketNotFoundError, errorFromResponse, FileNotFoundError, PailError, RateLimitError } from './errors.js';
+import { bodyAsBlob, prepareBody, type UploadBody } from './upload-body.js';
+
+export type { BucketObject, StorageBucket, UploadResult } from '@pail/shared';
+
+/** A bucket id: the number the API returns (a numeric string works too). */
+export type BucketId = number | string;
+export type Visibility = 'public' | 'private';
+
+export interface RetryOptions {
+  /** How many times to retry one call after a 429. Default 3. */
+  maxRetries?: number;
+  /**
+   * The longest wait, in seconds, the client accepts. When the server asks
+   * for a longer one, the RateLimitError is thrown at once instead. Default 60.
+   */
+  maxDelaySeconds?: number;
+  /** Called before each wait; handy for logging. */
+  onRetry?: (info: { attempt: number; delayMs: number; error: RateLimitError }) => void;
+}
+
+export interface PailOptions {
+  /** Where the server is, e.g. `https://pail.example.com` (no `/api/v1`). */
+  baseUrl: string;
+  /** A Developer API key from the dashboard's SDK page. Optional only for downloads from public buckets. */
+  apiKey?: string | undefined;
+  /** A fetch to use instead of the global one (tests, proxies, older runtimes). */
+  fetch?: typeof fetch;
+  /** Retry calls refused with 429 after waiting `Retry-After`. Off by default; `true` means `{ maxRetries: 3 }`. */
+  retryOn429?: boolean | RetryOptions;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+}
+
+/** Options every call accepts. */
+export interface CallOptions {
+  /** Cancels the request (and any wait before a retry). */
+  signal?: AbortSignal | undefined;
+}
+
+export type CreateBucketOptions = CallOptions & ({ public?: boolean } | { visibility?: Visibility });
+
+export interface ListFilesOptions extends CallOptions {
+  /** Only files whose name starts with this. */
+  prefix?: string | undefined;
+  /** Page size, 1 to 1000 (server default 1000). */
+  limit?: number | undefined;
+  /** `nextCursor` of the previous page. */
+  cursor?: string | undefined;
+}
+
+export interface FilePage {
+  files: BucketObject[];
+  /** Pass as `cursor` to get the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface IterateFilesOptions extends CallOptions {
+  prefix?: string | undefined;
+  /** Files fetched per request, 1 to 1000. Default 1000. */
+  pageSize?: number | undefined;
+}
+
+export interface UploadOptions extends CallOptions {
+  /** The file's MIME type. Default: a Blob's own type, else the server guesses from the extension. */
+  contentType?: string | undefined;
+}
+
+/**
+ * A byte range, inclusive at both ends like HTTP: `{ start: 0, end: 99 }` is
+ * the first 100 bytes; `{ start: 100 }` is from byte 100 to the end;
+ * `{ suffix: 100 }` is the last 100 bytes.
+ */
+export type ByteRange = { start: number; end?: number | undefined } | { suffix: number };
+
+export interface DownloadOptions extends CallOptions {
+  range?: ByteRange | undefined;
+}
+
+export interface FileMetadata {
+  size: number;
+  contentType: string;
+  /** Quoted, as the server sends it: `"…"`. */
+  etag: string;
+  lastModified: Date;
+}
+
+interface RequestSpec extends CallOptions {
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | undefined> | undefined;
+  headers?: Record<string, string> | undefined;
+  json?: unknown;
+  /** Made again for each attempt; see upload-body.ts. */
+  body?: (() => Promise<{ body: BodyInit; resendable: boolean; streaming: boolean }>) | undefined;
+}
+
+const DEFAULT_RETRY: Required<Omit<RetryOptions, 'onRetry'>> = { maxRetries: 3, maxDelaySeconds: 60 };
+
+function rangeHeader(range: ByteRange): string {
+  const whole = (n: number, what: string) => {
+    if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`range.${what} must be a non-negative integer`);
+    return n;
+  };
+  if ('suffix' in range) return `bytes=-${whole(range.suffix, 'suffix')}`;
+  const start = whole(range.start, 'start');
+  if (range.end === undefined) return `bytes=${start}-`;
+  const end = whole(range.end, 'end');
+  if (end < start) throw new RangeError('range.end must not be before range.start');
+  return `bytes=${start}-${end}`;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+async function discard(response: Response): Promise<void> {
+  try {
+    await response.body?.cancel();
+  } catch {
+    // Nothing to do: we only wanted the connection back.
+  }
+}
+
+export class Pail {
+  private readonly baseUrl: string;
+  private readonly apiKey: string | undefined;
+  private readonly fetchImpl: typeof fetch;
+  private readonly retry: (Required<Omit<RetryOptions, 'onRetry'>> & Pick<RetryOptions, 'onRetry'>) | null;
+  private readonly extraHeaders: Record<string, string>;
+
+  constructor(options: PailOptions) {
+    if (!options || typeof options.baseUrl !== 'string' || options.baseUrl === '') {
+      throw new TypeError('new Pail({ baseUrl, apiKey }): baseUrl is required');
+    }
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.apiKey = options.apiKey;
+    // Looked up at call time, so a fetch polyfilled later is still found.
+    this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const retry = options.retryOn429;
+    this.retry = retry ? { ...DEFAULT_RETRY, ...(retry === true ? {} : retry) } : null;
+    this.extraHeaders = { ...options.headers };
+  }
+
+  // ---------------------------------------------------------------- buckets
+
+  /** All your live buckets, in ascending id order. */
+  async listBuckets(options: CallOptions = {}): Promise<StorageBucket[]> {
+    const body = await this.json<ListBucketsResponse>({ method: 'GET', path: '', ...options });
+    return body.data;
+  }
+
+  /** Creates a bucket, private unless `{ public: true }` or `{ visibility: 'public' }`. */
+  async createBucket(name: string, options: CreateBucketOptions = {}): Promise<StorageBucket> {
+    const { signal, ...fields } = options;
+    const body = await this.json<{ data: StorageBucket }>({ method: 'POST', path: '', json: { name, ...fields }, signal });
+    return body.data;
+  }
+
+  async getBucket(id: BucketId, options: CallOptions = {}): Promise<StorageBucket> {
+    const body = await this.json<{ data: StorageBucket }>({ method: 'GET', path: `/${this.segment(id)}`, ...options });
+    return body.data;
+  }
+
+  /** Deletes the bucket and every file in it. */
+  async deleteBucket(id: BucketId, options: CallOptions = {}): Promise<void> {
+    await this.json({ method: 'DELETE', path: `/${this.segment(id)}`, ...options });
+  }
+
+  async setVisibility(id: BucketId, visibility: Visibility, options: CallOptions = {}): Promise<void> {
+    await this.json({ method: 'POST', path: `/${this.segment(id)}/visibility`, json: { visibility }, ...options });
+  }
+
+  // ------------------------------------------------------------------ files
+
+  /** One page of files, ascending by name. */
+  async listFiles(id: BucketId, options: ListFilesOptions = {}): Promise<FilePage> {
+    const { prefix, limit, cursor, signal } = options;
+    const body = await this.json<ListFilesResponse>({
+      method: 'GET',
+      path: `/${this.segment(id)}/files`,
+      query: { prefix, limit, cursor },
+      signal,
+    });
+    return { files: body.data, nextCursor: body.next_cursor ?? null };
+  }
+
+  /** Every file of the bucket (or under a prefix), fetching page after page as you iterate. */
+  async *iterateFiles(id: BucketId, options: IterateFilesOptions = {}): AsyncGenerator<BucketObject, void, undefined> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listFiles(id, { prefix: options.prefix, limit: options.pageSize, cursor, signal: options.signal });
+      yield* page.files;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  /**
+   * Uploads (or replaces) a file with a raw PUT; the body is streamed, never
+   * buffered. See UploadBody for what `body` can be.
+   */
+  async uploadFile(id: BucketId, filename: string, body: UploadBody, options: UploadOptions = {}): Promise<UploadResult> {
+    const prepared = await prepareBody(body);
+    const contentType = options.contentType ?? prepared.contentType;
+    const result = await this.json<{ data: UploadResult }>({
+      method: 'PUT',
+      path: this.filePath(id, filename),
+      headers: contentType ? { 'content-type': contentType } : undefined,
+      signal: options.signal,
+      // Bytes and Blobs can be sent again as they are; send() never retries a stream.
+      body: async () => prepared,
+    });
+    return result.data;
+  }
+
+  /** Uploads a file from disk, streamed (Node only). Same as `uploadFile(id, filename, { path })`. */
+  uploadFileFromPath(id: BucketId, filename: string, path: string, options: UploadOptions = {}): Promise<UploadResult> {
+    return this.uploadFile(id, filename, { path }, options);
+  }
+
+  /**
+   * Uploads with `multipart/form-data` (a part named `file`), like an HTML
+   * form. Streams are not accepted here; `uploadFile` streams anything.
+   */
+  async uploadMultipart(id: BucketId, filename: string, body: UploadBody, options: UploadOptions = {}): Promise<UploadResult> {
+    const blob = await bodyAsBlob(body, options.contentType);
+    const result = await this.json<{ data: UploadResult }>({
+      method: 'POST',
+      path: `/${this.segment(id)}/files`,
+      signal: options.signal,
+      body: async () => {
+        const form = new FormData();
+        form.append('file', blob, filename);
+        return { body: form, resendable: true, streaming: false };
+      },
+    });
+    return result.data;
+  }
+
+  /** The file's bytes (or the bytes of `range`). */
+  async downloadFile(id: BucketId, filename: string, options: DownloadOptions = {}): Promise<Uint8Array> {
+    const response = await this.download(id, filename, options);
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
+  /**
+   * The file as a stream of bytes, read from the network as you consume it.
+   * In Node, `Readable.fromWeb(stream)` turns it into a Node stream.
+   */
+  async downloadStream(id: BucketId, filename: string, options: DownloadOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    const response = await this.download(id, filename, options);
+    return response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+  }
+
+  /** Streams a file to a path on disk (Node only). Resolves with the bytes written. */
+  async downloadToPath(id: BucketId, filename: string, path: string, options: DownloadOptions = {}): Promise<number> {
+    const stream = await this.downloadStream(id, filename, options);
+    const { open } = await import('node:fs/promises');
+    const file = await open(path, 'w');
+    let written = 0;
+    try {
+      const reader = stream.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        await file.write(value);
+        written += value.byteLength;
+      }
+    } finally {
+      await file.close();
+    }
+    return written;
+  }
+
+  /**
+   * The file's metadata from a HEAD request. A HEAD answer has no body, so a
+   * 404 cannot say what is missing; the client then asks once more with a
+   * one-byte GET to throw the right BucketNotFoundError or FileNotFoundError.
+   */
+  async headFile(id: BucketId, filename: string, options: CallOptions = {}): Promise<FileMetadata> {
+    const path = this.filePath(id, filename);
+    let response: Response;
+    try {
+      response = await this.send({ method: 'HEAD', path, ...options });
+    } catch (error) {
+      if (error instanceof PailError && error.status === 404) throw await this.whichNotFound(path, options);
+      throw error;
+    }
+    const headers = response.headers;
+    return {
+      size: Number(headers.get('content-length') ?? 0),
+      contentType: headers.get('content-type') ?? 'application/octet-stream',
+      etag: headers.get('etag') ?? '',
+      lastModified: new Date(headers.get('last-modified') ?? 0),
+    };
+  }
+
+  async deleteFile(id: BucketId, filename: string, options: CallOptions = {}): Promise<void> {
+    await this.json({ method: 'DELETE', path: this.filePath(id, filename), ...options });
+  }
+
+  // -------------------------------------------------------------- internals
+
+  private segment(id: BucketId): string {
+    return encodeURIComponent(String(id));
+  }
+
+  private filePath(id: BucketId, filename: string): string {
+    return `/${this.segment(id)}/files/${encodeURIComponent(filename)}`;
+  }
+
+  private download(id: BucketId, filename: string, options: DownloadOptions): Promise<Response> {
+    return this.send({
+      method: 'GET',
+      path: this.filePath(id, filename),
+      headers: options.range ? { range: rangeHeader(options.range) } : undefined,
+      signal: options.signal,
+    });
+  }
+
+  private async whichNotFound(path: string, options: CallOptions): Promise<PailError> {
+    try {
+      const probe = await this.send({ method: 'GET', path, headers: { range: 'bytes=0-0' }, ...options });
+      await discard(probe);
+    } catch (error) {
+      if (error instanceof PailError && error.status === 404) return error;
+    }
+    // The probe found the file (it appeared meanwhile) or failed otherwise: report what HEAD said.
+    return new FileNotFoundError('File not found', { status: 404 });
+  }
+
+  private async json<T>(spec: RequestSpec): Promise<T> {
+    const response = await this.send({ ...spec, headers: { accept: 'application/json', ...spec.headers } });
+    const text = await response.text();
+    if (text === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new PailError(`Expected JSON from the server, got: ${text.slice(0, 200)}`, { status: response.status, body: text });
+    }
+  }
+
+  /** One call: the request, retried on 429 when allowed; resolves only with a 2xx response. */
+  private async send(spec: RequestSpec): Promise<Response> {
+    const url = new URL(`${this.baseUrl}/api/v1/buckets${spec.path}`);
+    for (const [key, value] of Object.entries(spec.query ?? {})) {
+      if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
+    }
+    const headers: Record<string, string> = { ...this.extraHeaders, ...spec.headers };
+    if (this.apiKey !== undefined && this.apiKey !== '') headers['x-api-key'] = this.apiKey;
+
+    for (let attempt = 0; ; attempt++) {
+      const init: RequestInit & { duplex?: 'half' } = { method: spec.method, headers: { ...headers }, signal: spec.signal };
+      let resendable = true;
+      if (spec.json !== undefined) {
+        init.body = JSON.stringify(spec.json);
+        (init.headers as Record<string, string>)['content-type'] = 'application/json';
+      } else if (spec.body) {
+        const prepared = await spec.body();
+        init.body = prepared.body;
+        resendable = prepared.resendable;
+        if (prepared.streaming) init.duplex = 'half';
+      }
+
+      const response = await this.fetchImpl(url, init);
+      if (response.ok) return response;
+
+      const fallback404 = /\/files\/[^/]+$/.test(spec.path) ? FileNotFoundError : BucketNotFoundError;
+      const error = await errorFromResponse(response, spec.method === 'HEAD' ? FileNotFoundError : fallback404);
+      if (!(error instanceof RateLimitError) || !this.retry || !resendable || attempt >= this.retry.maxRetries) throw error;
+      const delaySeconds = error.retryAfterSeconds ?? Math.min(2 ** attempt, this.retry.maxDelaySeconds);
+      if (delaySeconds > this.retry.maxDelaySeconds) throw error;
+      const delayMs = Math.round(delaySeconds * 1000);
+      this.retry.onRetry?.({ attempt: attempt + 1, delayMs, error });
+      await sleep(delayMs, spec.signal);
+    }
+  }
+}
