@@ -75,10 +75,13 @@ class ConsoleWatch {
 }
 
 async function shoot(page: Page, name: string): Promise<void> {
+  // A sticky header would otherwise be drawn where the page happened to be scrolled.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.setViewportSize(DESKTOP);
-  await page.screenshot({ path: path.join(screenshotDir, `${name}-desktop.png`), fullPage: true });
+  await page.screenshot({ path: path.join(screenshotDir, `${name}-desktop.png`), fullPage: true, animations: 'disabled' });
   await page.setViewportSize(PHONE);
-  await page.screenshot({ path: path.join(screenshotDir, `${name}-phone.png`), fullPage: true });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(screenshotDir, `${name}-phone.png`), fullPage: true, animations: 'disabled' });
   await page.setViewportSize(DESKTOP);
 }
 
@@ -255,6 +258,37 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard (end to end, Chromium)', () =>
     await row.getByRole('switch', { name: 'Public access for photos' }).waitFor();
     await shoot(page, '08-buckets');
 
+    // --- Paging through a larger bucket (filled through the Client API) -------
+    const api = { origin: server.url };
+    const archive = await page.request.post('/api/buckets', { data: { name: 'archive' }, headers: api });
+    expect(archive.status()).toBe(201);
+    const archiveId = ((await archive.json()) as { data: { id: number } }).data.id;
+    for (let i = 0; i < 55; i++) {
+      const name = `log-${String(i).padStart(3, '0')}.txt`;
+      const put = await page.request.put(`/api/buckets/${archiveId}/files/${name}`, {
+        data: `entry ${i}\n`,
+        headers: { ...api, 'content-type': 'text/plain' },
+      });
+      expect(put.status()).toBe(201);
+    }
+    await page.reload();
+    await page.getByRole('link', { name: 'archive' }).click();
+    await page.waitForURL(`**/buckets/${archiveId}`);
+    const pager = page.getByRole('navigation', { name: 'File pages' });
+    await pager.getByText('Page 1 · files 1–50 of 55').waitFor();
+    await page.getByRole('button', { name: 'Preview log-049.txt' }).waitFor();
+    await shoot(page, '09-bucket-paging');
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await pager.getByText('Page 2 · files 51–55 of 55').waitFor();
+    await page.getByRole('button', { name: 'Preview log-054.txt' }).waitFor();
+    expect(await pager.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+    await pager.getByRole('button', { name: 'Previous' }).click();
+    await page.getByRole('button', { name: 'Preview log-000.txt' }).waitFor();
+    await page.getByLabel('Search files by name prefix').fill('log-05');
+    await page.getByRole('button', { name: 'Preview log-055.txt' }).waitFor({ state: 'detached' });
+    await expect.poll(() => page.getByRole('button', { name: /^Preview log-05/ }).count()).toBe(5);
+    await pager.waitFor({ state: 'detached' });
+
     // --- Usage -----------------------------------------------------------------
     await page.getByRole('link', { name: 'Usage' }).click();
     await page.waitForURL('**/usage');
@@ -262,7 +296,9 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard (end to end, Chromium)', () =>
     const me = (await (await page.request.get('/api/auth/me')).json()) as { data: { rate_limit_per_minute: number } };
     await page.getByText(`${me.data.rate_limit_per_minute.toLocaleString('en-US')} requests per minute`).waitFor();
     await page.getByRole('list', { name: 'Size of each bucket' }).getByRole('link', { name: 'photos' }).waitFor();
-    await shoot(page, '09-usage');
+    await page.getByRole('list', { name: 'Size of each bucket' }).getByRole('link', { name: 'archive' }).waitFor();
+    await shoot(page, '10-usage');
+    expect((await page.request.delete(`/api/buckets/${archiveId}`, { headers: api })).status()).toBe(200);
 
     // --- SDK page: create a key, use it, revoke it -----------------------------
     await page.getByRole('link', { name: 'SDK' }).click();
@@ -281,7 +317,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard (end to end, Chromium)', () =>
     expect(await page.getByLabel('TypeScript SDK example', { exact: true }).textContent()).toContain("import { Pail } from '@pail/sdk'");
     await page.getByRole('tab', { name: 'TypeScript SDK' }).press('ArrowRight');
     expect(await page.getByRole('tab', { name: 'fetch' }).getAttribute('aria-selected')).toBe('true');
-    await shoot(page, '10-sdk');
+    await shoot(page, '11-sdk');
 
     const withKey = () => fetch(`${server.url}/api/v1/buckets`, { headers: { 'x-api-key': key } });
     const before = await withKey();
@@ -308,7 +344,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard (end to end, Chromium)', () =>
       await failed.getByRole('button', { name: 'Retry upload of too-big.bin' }).waitFor();
     });
     await expect.poll(() => page.getByTestId('bucket-object-count').textContent()).toBe('3 objects');
-    await shoot(page, '11-storage-cap');
+    await shoot(page, '12-storage-cap');
 
     // --- Delete a file ---------------------------------------------------------------
     await page.getByRole('button', { name: 'Delete hello.txt' }).click();
@@ -323,7 +359,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard (end to end, Chromium)', () =>
     const deleteBucket = page.getByRole('dialog', { name: 'Delete bucket “photos”?' });
     await deleteBucket.getByText('2 files').waitFor();
     await deleteBucket.getByText('This cannot be undone.').waitFor();
-    await shoot(page, '12-delete-bucket');
+    await shoot(page, '13-delete-bucket');
     await deleteBucket.getByRole('button', { name: 'Delete bucket' }).click();
     await page.waitForURL('**/buckets');
     await page.getByText('No buckets yet').waitFor();
@@ -339,10 +375,24 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard (end to end, Chromium)', () =>
       await page.getByRole('button', { name: 'Log in' }).click();
       await page.getByText('Invalid email or password').waitFor();
     });
-    await shoot(page, '13-login-error');
+    await shoot(page, '14-login-error');
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL('**/buckets');
+
+    // The keyboard: on a fresh load the first Tab reaches the skip link, which moves focus to the content.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Buckets', exact: true }).waitFor();
+    await page.keyboard.press('Tab');
+    const skip = page.getByRole('link', { name: 'Skip to content' });
+    expect(await skip.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('main');
+
+    // The dark theme, for the record.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shoot(page, '15-buckets-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // Unknown pages get the app's own not-found page.
     await page.goto('/no/such/page');

@@ -66,13 +66,15 @@ export function fetchSnippet({ baseUrl, bucketId, bucketName, apiKey }: SnippetI
     "  headers: { 'x-api-key': apiKey, 'content-type': 'text/plain' },",
     "  body: 'Hello, Pail!',",
     '});',
-    'if (!upload.ok) throw new Error((await upload.json()).error);',
-    'console.log((await upload.json()).data); // { filename, size, updated }',
+    'const uploaded = await upload.json();',
+    'if (!upload.ok) throw new Error(uploaded.error);',
+    'console.log(uploaded.data); // { filename, size, updated }',
     '',
     '// Download',
     'const download = await fetch(`${baseUrl}/${bucketId}/files/hello.txt`, {',
     "  headers: { 'x-api-key': apiKey },",
     '});',
+    "if (!download.ok) throw new Error('Download failed: ' + download.status);",
     'console.log(await download.text());',
   ].join('\n');
 }
