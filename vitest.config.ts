@@ -1,12 +1,72 @@
 import { defineConfig } from 'vitest/config';
+import { probeScaledBackends } from './packages/server/test/scale-out/reachable.js';
 
 // Tests run against the TypeScript sources; workspace packages resolve to their
 // built output (npm test builds first), except where aliased here.
-export default defineConfig({
-  test: {
-    include: ['packages/*/test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
-  },
+//
+// Two projects:
+// - `embedded`: every test, on SQLite and files (no outside services).
+// - `scaled`: the HTTP suites again, on PostgreSQL + Redis + S3 (s3rver), plus
+//   the scale-out suites (two server processes sharing those backends). It runs
+//   when PostgreSQL and Redis answer. When they do not, it is skipped with a
+//   printed reason, unless CI is set: then a missing service fails the run.
+//   PAIL_TEST_SCALED=0 skips it on purpose, =1 requires it like CI does.
+
+/** Server and SDK suites that start HTTP servers: worth running on every backend. */
+const HTTP_SUITES = ['packages/server/test/*.test.ts', 'packages/sdk/test/**/*.test.ts'];
+/** Backend-independent suites, already covered by the embedded project. */
+const NOT_BACKEND_SPECIFIC = ['packages/server/test/blob-store.test.ts', 'packages/server/test/process.test.ts'];
+/** Only meaningful on shared backends. */
+const SCALED_ONLY = ['packages/server/test/scale-out/two-instances.test.ts', 'packages/server/test/scale-out/redis-down.test.ts'];
+
+const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes)$/i.test(value);
+
+async function scaledProjectWanted(): Promise<boolean> {
+  if (process.env.PAIL_TEST_SCALED !== undefined && !truthy(process.env.PAIL_TEST_SCALED)) {
+    console.log('[pail] scaled suites (PostgreSQL + Redis + S3) skipped: PAIL_TEST_SCALED=' + process.env.PAIL_TEST_SCALED);
+    return false;
+  }
+  const required = truthy(process.env.CI) || truthy(process.env.PAIL_TEST_SCALED);
+  const problems = await probeScaledBackends();
+  if (problems.length === 0) return true;
+  if (required) {
+    throw new Error(`[pail] the scaled suites are required (CI or PAIL_TEST_SCALED is set), but: ${problems.join('; ')}`);
+  }
+  for (const problem of problems) console.log(`[pail] scaled suites (PostgreSQL + Redis + S3) skipped: ${problem}`);
+  return false;
+}
+
+export default defineConfig(async () => {
+  const scaled = await scaledProjectWanted();
+  return {
+    test: {
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      pool: 'forks',
+      projects: [
+        {
+          extends: true,
+          test: {
+            name: 'embedded',
+            include: ['packages/*/test/**/*.test.ts'],
+            exclude: ['**/node_modules/**', ...SCALED_ONLY],
+            env: { PAIL_TEST_BACKEND: 'embedded' },
+          },
+        },
+        ...(scaled
+          ? [
+              {
+                extends: true,
+                test: {
+                  name: 'scaled',
+                  include: [...HTTP_SUITES, 'packages/server/test/scale-out/**/*.test.ts'],
+                  exclude: ['**/node_modules/**', ...NOT_BACKEND_SPECIFIC],
+                  env: { PAIL_TEST_BACKEND: 'scaled' },
+                },
+              },
+            ]
+          : []),
+      ],
+    },
+  };
 });

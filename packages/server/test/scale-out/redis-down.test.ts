@@ -1,0 +1,79 @@
+/**
+ * Rate limits live in Redis when REDIS_URL is set. When Redis cannot be
+ * reached, requests that need a budget get a quick 503 {error} (Pail fails
+ * closed: without the shared counter it cannot enforce the plan's budget), the
+ * process stays up, and everything that needs no budget keeps working.
+ * Needs PAIL_TEST_BACKEND=scaled (the scaled project).
+ */
+import { createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backendKind } from '../helpers/backends.js';
+import { json, signUp, type TestUser } from '../helpers/client.js';
+import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let user: TestUser;
+let blackHole: Server;
+
+beforeAll(async () => {
+  if (backendKind() !== 'scaled') throw new Error('redis-down.test.ts needs PAIL_TEST_BACKEND=scaled (run by the scaled project)');
+  // Nothing listens on this port: connections are refused at once.
+  const closedPort = await freePort();
+  server = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${closedPort}` } });
+  user = await signUp(server.url);
+});
+
+afterAll(async () => {
+  await server?.close();
+  await new Promise<void>((resolve) => (blackHole ? blackHole.close(() => resolve()) : resolve()));
+});
+
+async function timed(request: Promise<Response>): Promise<{ response: Response; ms: number }> {
+  const started = Date.now();
+  const response = await request;
+  return { response, ms: Date.now() - started };
+}
+
+describe('Redis unreachable', () => {
+  it('Developer API requests get 503 {error} quickly, again and again, and the server stays up', async () => {
+    for (let i = 0; i < 5; i++) {
+      const { response, ms } = await timed(fetch(`${server.url}/api/v1/buckets`, { headers: { 'x-api-key': user.apiKey } }));
+      expect(response.status).toBe(503);
+      const body = await json(response);
+      expect(typeof body.error).toBe('string');
+      expect(body.error).toMatch(/rate limit/i);
+      expect(ms).toBeLessThan(5000);
+    }
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('anonymous downloads (per-IP budget) get 503 too; session requests without a budget still work', async () => {
+    const anonymous = await timed(fetch(`${server.url}/api/v1/buckets/1/files/x.txt`));
+    expect(anonymous.response.status).toBe(503);
+    expect(typeof (await json(anonymous.response)).error).toBe('string');
+    expect(anonymous.ms).toBeLessThan(5000);
+
+    const me = await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${user.token}` } });
+    expect(me.status).toBe(200);
+  });
+
+  it('a Redis that accepts connections but never answers does not hang requests either', async () => {
+    // A TCP server that swallows everything: ioredis connects, then waits for replies that never come.
+    blackHole = createServer((socket) => socket.on('data', () => {}));
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+    const address = blackHole.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const stalled = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+    try {
+      const other = await signUp(stalled.url);
+      const { response, ms } = await timed(
+        fetch(`${stalled.url}/api/v1/buckets`, { headers: { 'x-api-key': other.apiKey }, signal: AbortSignal.timeout(20_000) }),
+      );
+      expect(response.status).toBe(503);
+      expect(typeof (await json(response)).error).toBe('string');
+      expect(ms).toBeLessThan(10_000);
+    } finally {
+      await stalled.close();
+    }
+  });
+});
