@@ -1,0 +1,105 @@
+/**
+ * `pail users create|list|set-plan`. Every rule (email shape, password length,
+ * duplicate emails, plan names) is the server's: these commands only call the
+ * domain functions and print what they return or refuse.
+ */
+import { formatBytes, PLANS } from '@pail/shared';
+import type { Command } from 'commander';
+import { randomBytes } from 'node:crypto';
+import { server, withDatabase } from '../context.js';
+import { formatTime, print, printJson, printTable } from '../output.js';
+
+const PLAN_LIST = PLANS.join('|');
+
+/** The password: the option, else stdin when it is piped, else a generated one. */
+async function choosePassword(option: string | undefined): Promise<{ password: string; generated: boolean }> {
+  if (option !== undefined) return { password: option, generated: false };
+  if (!process.stdin.isTTY) {
+    const piped = (await readStdin()).replace(/\r?\n$/, '');
+    if (piped !== '') return { password: piped, generated: false };
+  }
+  // 24 characters from 18 random bytes: 144 bits, URL-safe, easy to paste.
+  return { password: randomBytes(18).toString('base64url'), generated: true };
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function registerUserCommands(program: Command): void {
+  const users = program
+    .command('users')
+    .description('create user accounts, list them with plan and usage, change plans')
+    .addHelpText('after', '\nRun "pail users <command> --help" for the options of each command.');
+
+  users
+    .command('create')
+    .description('create a user account (for example when signup is closed)')
+    .argument('<email>', 'the new user\'s email address')
+    .option('-p, --password <password>', 'the password (at least 8 characters); default: read from stdin when piped, else generated and printed once')
+    .option('--plan <plan>', `the plan: ${PLAN_LIST} (default: free)`)
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  $ pail users create alice@example.com                  # prints a generated password once',
+        '  $ printf "%s" "$PASSWORD" | pail users create bob@example.com --plan pro',
+      ].join('\n'),
+    )
+    .action(async (email: string, options: { password?: string; plan?: string }) => {
+      const { createUser, setPlan } = await server();
+      const { password, generated } = await choosePassword(options.password);
+      const user = await withDatabase(async ({ db }) => {
+        if (options.plan === undefined) return createUser(db, { email, password });
+        // setPlan owns the plan-name rule; in one transaction a refused plan leaves no user behind.
+        const plan = options.plan;
+        return db.transaction().execute(async (trx) => {
+          const created = await createUser(trx, { email, password });
+          return setPlan(trx, created.email, plan);
+        });
+      });
+      print(`Created user ${user.id} ${user.email} on the ${user.plan} plan.`);
+      if (generated) print(`Generated password (shown only this once): ${password}`);
+    });
+
+  users
+    .command('list')
+    .description('list users with their plan, storage used and limit, and rate limit')
+    .option('--json', 'print JSON (the same user objects as the API returns)')
+    .addHelpText('after', '\nExamples:\n  $ pail users list\n  $ pail users list --json')
+    .action(async (options: { json?: boolean }) => {
+      const { listUsers, userView } = await server();
+      const views = await withDatabase(async ({ db, config }) => (await listUsers(db)).map((row) => userView(row, config.plans)));
+      if (options.json) return printJson(views);
+      if (views.length === 0) return print('No users yet. Create one with: pail users create <email>');
+      printTable(
+        ['ID', 'EMAIL', 'PLAN', 'USED / LIMIT', 'RATE LIMIT', 'CREATED'],
+        views.map((user) => [
+          String(user.id),
+          user.email,
+          user.plan,
+          `${formatBytes(user.storage_used_bytes)} / ${formatBytes(user.storage_limit_bytes)}`,
+          `${user.rate_limit_per_minute}/min`,
+          formatTime(user.created_at),
+        ]),
+      );
+    });
+
+  users
+    .command('set-plan')
+    .description(`change a user's plan (${PLAN_LIST})`)
+    .argument('<email>', 'the user\'s email address')
+    .argument('<plan>', `the new plan: ${PLAN_LIST}`)
+    .addHelpText('after', '\nExample:\n  $ pail users set-plan alice@example.com pro')
+    .action(async (email: string, plan: string) => {
+      const { setPlan, userView } = await server();
+      const view = await withDatabase(async ({ db, config }) => userView(await setPlan(db, email, plan), config.plans));
+      print(
+        `${view.email} is now on the ${view.plan} plan: ${formatBytes(view.storage_limit_bytes)} of storage ` +
+          `(${formatBytes(view.storage_used_bytes)} used), ${view.rate_limit_per_minute} requests per minute.`,
+      );
+    });
+}

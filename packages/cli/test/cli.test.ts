@@ -1,0 +1,362 @@
+/**
+ * The real `pail` command, run as a child process (node packages/cli/bin/pail.js,
+ * built by `tsc -b`), against a temporary DATA_DIR. Where a running server is
+ * needed, an in-process test server shares that DATA_DIR and so the same
+ * SQLite file.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startTestServer, type TestServer } from '../../server/test/helpers/server.js';
+
+const BIN = fileURLToPath(new URL('../bin/pail.js', import.meta.url));
+const DIST = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A minimal environment: nothing of the caller's PORT, DATABASE_URL, … leaks in. */
+function cliEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...extra };
+}
+
+function pail(dataDir: string, args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    // cwd is the data directory's parent: no stray .env file is picked up.
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: path.dirname(dataDir), env: cliEnv(dataDir, options.env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Exit 0, nothing on stderr. */
+async function ok(dataDir: string, args: string[], options?: { env?: Record<string, string>; input?: string }): Promise<string> {
+  const run = await pail(dataDir, args, options);
+  expect(run.stderr, `pail ${args.join(' ')}`).toBe('');
+  expect(run.code, `pail ${args.join(' ')}`).toBe(0);
+  return run.stdout;
+}
+
+/** Exit 1 with exactly one line on stderr, `pail: <message>`; returns the message. */
+async function fails(dataDir: string, args: string[], options?: { env?: Record<string, string>; input?: string }): Promise<string> {
+  const run = await pail(dataDir, args, options);
+  expect(run.code, `pail ${args.join(' ')}: ${run.stderr}`).toBe(1);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toMatch(/^pail: [^\n]+\n$/);
+  return run.stderr.slice('pail: '.length).trimEnd();
+}
+
+async function tempDataDir(): Promise<string> {
+  const parent = await mkdtemp(path.join(os.tmpdir(), 'pail-cli-'));
+  return path.join(parent, 'data');
+}
+
+beforeAll(() => {
+  if (!existsSync(DIST)) throw new Error('packages/cli is not built: run `npx tsc -b packages/cli` (npm test does it first)');
+});
+
+// Each command is a fresh Node process; on a busy machine a test with several of them takes a while.
+const SLOW = { timeout: 120_000 };
+
+describe('pail with a running server on the same DATA_DIR', SLOW, () => {
+  let dataDir: string;
+  let server: TestServer;
+
+  const login = (email: string, password: string) =>
+    fetch(`${server.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+  const listBuckets = (key: string) => fetch(`${server.url}/api/v1/buckets`, { headers: { 'x-api-key': key } });
+
+  beforeAll(async () => {
+    dataDir = await tempDataDir();
+    await mkdir(dataDir, { recursive: true });
+    server = await startTestServer({ dataDir });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await rm(path.dirname(dataDir), { recursive: true, force: true });
+  });
+
+  it('creates a user with --password, and the server accepts the password', async () => {
+    const out = await ok(dataDir, ['users', 'create', 'Alice@Example.com', '--password', 'correct horse']);
+    expect(out).toMatch(/^Created user \d+ alice@example\.com on the free plan\.\n$/);
+    expect(out).not.toContain('correct horse');
+    expect((await login('alice@example.com', 'correct horse')).status).toBe(200);
+  });
+
+  it('reads the password from stdin when it is piped', async () => {
+    const out = await ok(dataDir, ['users', 'create', 'piped@example.com'], { input: 'from-stdin-123\n' });
+    expect(out).not.toContain('from-stdin-123');
+    expect((await login('piped@example.com', 'from-stdin-123')).status).toBe(200);
+  });
+
+  it('generates a strong password and prints it once when none is given', async () => {
+    const out = await ok(dataDir, ['users', 'create', 'generated@example.com']);
+    const match = /Generated password \(shown only this once\): (\S+)\n$/.exec(out);
+    expect(match).not.toBeNull();
+    const password = match![1]!;
+    expect(password.length).toBeGreaterThanOrEqual(20);
+    expect((await login('generated@example.com', password)).status).toBe(200);
+  });
+
+  it('creates a user on a chosen plan', async () => {
+    const out = await ok(dataDir, ['users', 'create', 'pro@example.com', '--password', 'password-pro', '--plan', 'pro']);
+    expect(out).toContain('on the pro plan');
+  });
+
+  it('lists users as a table with plan, usage, limit, rate limit and creation time', async () => {
+    const out = await ok(dataDir, ['users', 'list']);
+    const lines = out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+EMAIL\s+PLAN\s+USED \/ LIMIT\s+RATE LIMIT\s+CREATED$/);
+    const alice = lines.find((line) => line.includes('alice@example.com'));
+    expect(alice).toMatch(/^\d+\s+alice@example\.com\s+free\s+0 bytes \/ 1 GiB\s+100\/min\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    expect(lines.find((line) => line.includes('pro@example.com'))).toMatch(/\bpro\s+0 bytes \/ 100 GiB\s+500\/min/);
+  });
+
+  it('lists users as JSON, the same user objects as the API', async () => {
+    const users = JSON.parse(await ok(dataDir, ['users', 'list', '--json'])) as Array<Record<string, unknown>>;
+    expect(users.map((user) => user.email)).toEqual(['alice@example.com', 'piped@example.com', 'generated@example.com', 'pro@example.com']);
+    expect(users[0]).toEqual({
+      id: expect.any(Number),
+      email: 'alice@example.com',
+      plan: 'free',
+      storage_used_bytes: 0,
+      storage_limit_bytes: 1024 ** 3,
+      rate_limit_per_minute: 100,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+  });
+
+  it('changes a plan, and the server sees the new limits', async () => {
+    const out = await ok(dataDir, ['users', 'set-plan', 'alice@example.com', 'plus']);
+    expect(out).toBe('alice@example.com is now on the plus plan: 10 GiB of storage (0 bytes used), 200 requests per minute.\n');
+    const response = await login('alice@example.com', 'correct horse');
+    const body = (await response.json()) as { data: { user: { plan: string; storage_limit_bytes: number } } };
+    expect(body.data.user.plan).toBe('plus');
+    expect(body.data.user.storage_limit_bytes).toBe(10 * 1024 ** 3);
+  });
+
+  it('refuses a bad plan name with one line and exit 1, changing nothing', async () => {
+    expect(await fails(dataDir, ['users', 'set-plan', 'alice@example.com', 'gold'])).toBe(
+      'plan must be one of free, plus, pro, max; got "gold"',
+    );
+    expect(await fails(dataDir, ['users', 'create', 'gold@example.com', '--password', 'password-1', '--plan', 'gold'])).toContain(
+      'plan must be one of free, plus, pro, max',
+    );
+    const users = JSON.parse(await ok(dataDir, ['users', 'list', '--json'])) as Array<{ email: string; plan: string }>;
+    expect(users.find((user) => user.email === 'gold@example.com')).toBeUndefined();
+    expect(users.find((user) => user.email === 'alice@example.com')?.plan).toBe('plus');
+  });
+
+  it('refuses a duplicate email, a short password, a bad email and an unknown user', async () => {
+    expect(await fails(dataDir, ['users', 'create', 'ALICE@example.com', '--password', 'another-password'])).toBe(
+      'An account with this email already exists',
+    );
+    expect(await fails(dataDir, ['users', 'create', 'short@example.com', '--password', 'short'])).toBe(
+      'password must be at least 8 characters',
+    );
+    expect(await fails(dataDir, ['users', 'create', 'not-an-email', '--password', 'password-1'])).toBe('email is not a valid address');
+    expect(await fails(dataDir, ['users', 'set-plan', 'nobody@example.com', 'pro'])).toBe('no user with email nobody@example.com');
+    expect(await fails(dataDir, ['keys', 'create', 'nobody@example.com'])).toBe('no user with email nobody@example.com');
+  });
+
+  it('creates an API key that works against the server, lists it, revokes it (then 401)', async () => {
+    const out = await ok(dataDir, ['keys', 'create', 'alice@example.com', '--name', 'ci']);
+    const key = out.trimEnd().split('\n').at(-1)!;
+    expect(key).toMatch(/^pail_\S{40,}$/);
+    const id = Number(/Created API key (\d+) "ci"/.exec(out)?.[1]);
+    expect(id).toBeGreaterThan(0);
+
+    const allowed = await listBuckets(key);
+    expect(allowed.status).toBe(200);
+    expect(await allowed.json()).toMatchObject({ data: [] });
+
+    const listed = await ok(dataDir, ['keys', 'list', 'alice@example.com']);
+    expect(listed).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+LAST USED\n/);
+    expect(listed).toContain(key.slice(0, 13));
+    expect(listed).not.toContain(key);
+    const json = JSON.parse(await ok(dataDir, ['keys', 'list', 'alice@example.com', '--json'])) as Array<{ id: number; name: string }>;
+    expect(json).toEqual([expect.objectContaining({ id, name: 'ci', prefix: key.slice(0, 13) })]);
+
+    expect(await ok(dataDir, ['keys', 'revoke', 'alice@example.com', String(id)])).toBe(`Revoked API key ${id} of alice@example.com.\n`);
+    expect((await listBuckets(key)).status).toBe(401);
+    expect(await ok(dataDir, ['keys', 'list', 'alice@example.com'])).toContain('has no API keys');
+    expect(await fails(dataDir, ['keys', 'revoke', 'alice@example.com', String(id)])).toBe('API key not found');
+  });
+
+  it('prints a created key as JSON on request', async () => {
+    const created = JSON.parse(await ok(dataDir, ['keys', 'create', 'pro@example.com', '--json'])) as Record<string, unknown>;
+    expect(created).toEqual({
+      id: expect.any(Number),
+      name: 'API key',
+      prefix: expect.stringMatching(/^pail_/),
+      key: expect.stringMatching(/^pail_/),
+      created_at: expect.any(String),
+    });
+    expect((await listBuckets(created.key as string)).status).toBe(200);
+  });
+
+  it("does not revoke another user's key", async () => {
+    const out = await ok(dataDir, ['keys', 'create', 'pro@example.com', '--json']);
+    const created = JSON.parse(out) as { id: number; key: string };
+    expect(await fails(dataDir, ['keys', 'revoke', 'alice@example.com', String(created.id)])).toBe('API key not found');
+    expect((await listBuckets(created.key)).status).toBe(200);
+  });
+});
+
+describe('pail without a server', SLOW, () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await tempDataDir();
+  });
+  afterAll(async () => {
+    await rm(path.dirname(dataDir), { recursive: true, force: true });
+  });
+
+  const commands = [
+    [],
+    ['serve'],
+    ['migrate'],
+    ['gc'],
+    ['users'],
+    ['users', 'create'],
+    ['users', 'list'],
+    ['users', 'set-plan'],
+    ['keys'],
+    ['keys', 'create'],
+    ['keys', 'list'],
+    ['keys', 'revoke'],
+  ];
+  it.concurrent.each(commands.map((command) => [command.join(' ') || '(none)', command]))('--help on %s', async (_label, command) => {
+    const run = await pail(dataDir, [...command, '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain(`Usage: ${['pail', ...command].join(' ')}`);
+  });
+
+  it('--help touches no data', () => {
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('migrate applies the migrations once, then has nothing to do', async () => {
+    const first = await ok(dataDir, ['migrate']);
+    expect(first).toContain(`SQLite database ${path.join(dataDir, 'pail.db')}: applied`);
+    expect(first).toMatch(/\n {2}\S+/);
+    expect(await ok(dataDir, ['migrate'])).toContain('is up to date; no migrations to apply.');
+  });
+
+  it('gc removes orphaned blobs older than the grace period and keeps young ones', async () => {
+    const blobs = path.join(dataDir, 'blobs');
+    await mkdir(path.join(blobs, 'ab'), { recursive: true });
+    const old = path.join(blobs, 'ab', 'orphan-old');
+    const young = path.join(blobs, 'ab', 'orphan-young');
+    await writeFile(old, 'left behind by a crash');
+    await writeFile(young, 'an upload in flight');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600 * 1000);
+    await utimes(old, twoHoursAgo, twoHoursAgo);
+
+    expect(await ok(dataDir, ['gc'])).toBe('Removed 1 orphaned blob; finished 0 interrupted bucket deletions.\n');
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(young)).toBe(true);
+
+    expect(await ok(dataDir, ['gc', '--grace', '0'])).toBe('Removed 1 orphaned blob; finished 0 interrupted bucket deletions.\n');
+    expect(existsSync(young)).toBe(false);
+    expect(await ok(dataDir, ['gc'])).toBe('Removed 0 orphaned blobs; finished 0 interrupted bucket deletions.\n');
+  });
+
+  it('users list on an empty database says so', async () => {
+    expect(await ok(dataDir, ['users', 'list'])).toContain('No users yet');
+    expect(JSON.parse(await ok(dataDir, ['users', 'list', '--json']))).toEqual([]);
+  });
+
+  it('reads a .env file in the working directory, as the server does', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pail-cli-dotenv-'));
+    try {
+      await writeFile(path.join(dir, '.env'), `DATA_DIR=${path.join(dir, 'from-dotenv')}\nLOG_LEVEL=silent\n`);
+      const run = await new Promise<Run>((resolve, reject) => {
+        const child = spawn(process.execPath, [BIN, 'migrate'], { cwd: dir, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        child.on('error', reject);
+        child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+      });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(path.join(dir, 'from-dotenv', 'pail.db'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a bad configuration value is one line naming the variable, exit 1', async () => {
+    const message = await fails(dataDir, ['users', 'list'], { env: { PORT: 'abc' } });
+    expect(message).toBe('Invalid configuration: PORT must be a whole number, got "abc"');
+    expect(await fails(dataDir, ['migrate'], { env: { SIGNUP: 'maybe' } })).toContain('SIGNUP');
+  });
+
+  it('serve with a bad configuration value stops with a line naming the variable', async () => {
+    const run = await pail(dataDir, ['serve'], { env: { PORT: 'abc' } });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/^[^\n]*PORT[^\n]*\n$/);
+  });
+
+  it('bad usage is one line and exit 2', async () => {
+    const cases = [['frobnicate'], ['users', 'create'], ['users', 'list', '--bogus'], ['keys', 'revoke', 'a@example.com', 'abc'], ['gc', '--grace', '-1']];
+    const runs = await Promise.all(cases.map((args) => pail(dataDir, args)));
+    runs.forEach((run, index) => {
+      const label = cases[index]!.join(' ');
+      expect(run.code, label).toBe(2);
+      expect(run.stdout, label).toBe('');
+      expect(run.stderr, label).toMatch(/^pail: [^\n]+\n$/);
+    });
+  });
+
+  it('serve starts the server like npm start and exits 0 on SIGTERM', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [BIN, 'serve'], {
+      cwd: path.dirname(dataDir),
+      env: cliEnv(dataDir, { PORT: String(port), HOST: '127.0.0.1' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.resume();
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+    try {
+      const deadline = Date.now() + 20_000;
+      let healthy = false;
+      while (!healthy && Date.now() < deadline && child.exitCode === null) {
+        healthy = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          async (response) => response.status === 200 && ((await response.json()) as { status?: string }).status === 'ok',
+          () => false,
+        );
+        if (!healthy) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(healthy, stderr).toBe(true);
+      child.kill('SIGTERM');
+      expect(await exited).toEqual({ code: 0, signal: null });
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+});
