@@ -10,7 +10,7 @@
  * test-artifacts/screenshots/ at the repository root.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -113,6 +113,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard (end to end, Chromium)', () =>
   beforeAll(async () => {
     await ensureDashboardBuilt();
     await mkdir(screenshotDir, { recursive: true });
+    await rm(path.join(screenshotDir, 'failure.png'), { force: true });
     server = await startTestServer({ env: { PLAN_FREE_STORAGE_BYTES: String(STORAGE_CAP) } });
     browser = await launch();
     context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true, baseURL: server.url });
@@ -400,23 +401,28 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard (end to end, Chromium)', () =>
   }
 });
 
-describe.skipIf(!existsSync(CHROMIUM))('dashboard with sign-up closed (end to end, Chromium)', () => {
-  let server: TestServer;
+describe.skipIf(!existsSync(CHROMIUM))('dashboard messages for closed sign-up and the file-size cap (end to end, Chromium)', () => {
+  let closedServer: TestServer;
+  let smallFilesServer: TestServer;
   let browser: Browser;
 
   beforeAll(async () => {
     await ensureDashboardBuilt();
-    server = await startTestServer({ env: { SIGNUP: 'closed' } });
+    [closedServer, smallFilesServer] = await Promise.all([
+      startTestServer({ env: { SIGNUP: 'closed' } }),
+      startTestServer({ env: { MAX_FILE_BYTES: '1000' } }),
+    ]);
     browser = await launch();
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
+    await closedServer?.close();
+    await smallFilesServer?.close();
   });
 
   it('says clearly that sign-up is closed', async () => {
-    const page = await browser.newPage({ baseURL: server.url, viewport: DESKTOP });
+    const page = await browser.newPage({ baseURL: closedServer.url, viewport: DESKTOP });
     const watch = new ConsoleWatch();
     watch.attach(page);
     await page.goto('/signup');
@@ -427,6 +433,49 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard with sign-up closed (end to en
       await page.getByText('Sign-up is closed on this server').waitFor();
     });
     expect(page.url()).toMatch(/\/signup$/);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('says clearly when a file is over the single-file cap, and uploads the others', async () => {
+    const page = await browser.newPage({ baseURL: smallFilesServer.url, viewport: DESKTOP });
+    const watch = new ConsoleWatch();
+    watch.attach(page);
+    await page.goto('/signup');
+    await page.getByLabel('Email').fill('small@example.com');
+    await page.getByLabel('Password').fill('long enough password');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.waitForURL('**/buckets');
+    await page.getByRole('button', { name: 'New bucket' }).first().click();
+    await page.getByLabel('Bucket name').fill('docs');
+    await page.getByRole('button', { name: 'Create bucket' }).click();
+    await page.waitForURL(/\/buckets\/\d+$/);
+    await watch.allowing([/status of 413/], async () => {
+      await page.getByLabel('Choose files to upload').setInputFiles([
+        { name: 'small.txt', mimeType: 'text/plain', buffer: Buffer.from('fits') },
+        { name: 'large.bin', mimeType: 'application/octet-stream', buffer: randomBytes(5000, 1) },
+      ]);
+      const failed = page.getByRole('listitem', { name: 'large.bin' });
+      await failed.getByText('File too large').waitFor();
+      await failed.getByText('larger than the server allows for a single file').waitFor();
+    });
+    await page.getByRole('heading', { name: 'Uploads (1 of 2 done)' }).waitFor();
+    await expect.poll(() => page.getByTestId('bucket-object-count').textContent()).toBe('1 object');
+
+    // Cancel: the server's answer for this one is held back, so it is still running when cancelled.
+    await page.route('**/api/buckets/*/files', async (route) => {
+      if (route.request().postDataBuffer()?.includes('slow.txt')) await new Promise((r) => setTimeout(r, 4000));
+      await route.continue().catch(() => {});
+    });
+    await page.getByLabel('Choose files to upload').setInputFiles([{ name: 'slow.txt', mimeType: 'text/plain', buffer: Buffer.from('slow') }]);
+    await page.getByRole('button', { name: 'Cancel upload of slow.txt' }).click();
+    const cancelled = page.getByRole('listitem', { name: 'slow.txt' });
+    await cancelled.getByText('Cancelled').waitFor();
+    await cancelled.getByRole('button', { name: 'Retry upload of slow.txt' }).waitFor();
+    await page.getByRole('button', { name: 'Clear finished' }).click();
+    await page.getByRole('list', { name: 'Upload progress' }).waitFor({ state: 'detached' });
+    await expect.poll(() => page.getByTestId('bucket-object-count').textContent()).toBe('1 object');
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
     expect(watch.errors).toEqual([]);
     await page.close();
   }, 60_000);
