@@ -23,9 +23,15 @@ interface Run {
   stderr: string;
 }
 
+/**
+ * Settings the commands must share with the test server beyond DATA_DIR (its
+ * database, when a test backend other than the embedded SQLite is chosen).
+ */
+let sharedEnv: Record<string, string> = {};
+
 /** A minimal environment: nothing of the caller's PORT, DATABASE_URL, … leaks in. */
 function cliEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...extra };
+  return { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...sharedEnv, ...extra };
 }
 
 function pail(dataDir: string, args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Run> {
@@ -87,8 +93,11 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
     dataDir = await tempDataDir();
     await mkdir(dataDir, { recursive: true });
     server = await startTestServer({ dataDir });
+    const { database } = server.config;
+    if (database.kind === 'postgres') sharedEnv = { DATABASE_URL: database.url };
   });
   afterAll(async () => {
+    sharedEnv = {};
     await server?.close();
     await rm(path.dirname(dataDir), { recursive: true, force: true });
   });
