@@ -171,7 +171,7 @@ describe('me', () => {
     const signup = await post('/api/auth/signup', { email: address, password: 'long enough' });
     const { user, token } = (await json(signup)).data;
     const cookie = sessionCookie(signup)!;
-    for (const headers of [{ authorization: `Bearer ${token}` }, { cookie: `pail_session=${cookie.value}` }]) {
+    for (const headers of [{ authorization: `Bearer ${token}` }, { cookie: `pail_session=${cookie.value}` }] as Array<Record<string, string>>) {
       const response = await me(headers);
       expect(response.status).toBe(200);
       const body = await json(response);
@@ -191,7 +191,7 @@ describe('me', () => {
 
   it('is 401 Unauthorized without a session, or with an API key', async () => {
     const user = await signUp(server.url);
-    for (const headers of [{}, { 'x-api-key': user.apiKey }, { authorization: `Bearer ${user.apiKey}` }, { authorization: 'Bearer nonsense' }, { cookie: 'pail_session=nonsense' }]) {
+    for (const headers of [{}, { 'x-api-key': user.apiKey }, { authorization: `Bearer ${user.apiKey}` }, { authorization: 'Bearer nonsense' }, { cookie: 'pail_session=nonsense' }] as Array<Record<string, string>>) {
       const response = await me(headers);
       expect(response.status, JSON.stringify(headers)).toBe(401);
       expect((await json(response)).error).toBe('Unauthorized');
@@ -210,7 +210,7 @@ describe('logout', () => {
     expect(cleared!.value).toBe('');
     expect(cleared!.attributes.some((a) => a === 'max-age=0' || a.startsWith('expires=thu, 01 jan 1970'))).toBe(true);
 
-    for (const headers of [{ authorization: `Bearer ${user.token}` }, { cookie: user.cookie }]) {
+    for (const headers of [{ authorization: `Bearer ${user.token}` }, { cookie: user.cookie }] as Array<Record<string, string>>) {
       expect((await me(headers)).status).toBe(401);
       expect((await fetch(`${server.url}/api/buckets`, { headers })).status).toBe(401);
       expect((await fetch(`${server.url}/api/keys`, { headers })).status).toBe(401);
@@ -434,7 +434,7 @@ describe('API keys (/api/keys)', () => {
     expect(response.status).toBe(200);
     expect(await json(response)).toEqual({ message: 'API key revoked' });
 
-    for (const headers of [{ 'x-api-key': created.key }, { authorization: `Bearer ${created.key}` }]) {
+    for (const headers of [{ 'x-api-key': created.key }, { authorization: `Bearer ${created.key}` }] as Array<Record<string, string>>) {
       const after = await fetch(`${server.url}/api/v1/buckets`, { headers });
       expect(after.status).toBe(401);
       expect((await json(after)).error).toBe('Unauthorized');
@@ -471,7 +471,7 @@ describe('API keys (/api/keys)', () => {
   it('needs a session: no credentials or an API key is 401 (a key cannot mint or revoke keys)', async () => {
     const user = await signUp(server.url);
     const [own] = (await json(await keys(user.token))).data;
-    for (const headers of [{}, { 'x-api-key': user.apiKey }, { authorization: `Bearer ${user.apiKey}` }]) {
+    for (const headers of [{}, { 'x-api-key': user.apiKey }, { authorization: `Bearer ${user.apiKey}` }] as Array<Record<string, string>>) {
       expect((await fetch(`${server.url}/api/keys`, { headers })).status).toBe(401);
       expect((await fetch(`${server.url}/api/keys`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
       expect((await fetch(`${server.url}/api/keys/${own.id}`, { method: 'DELETE', headers })).status).toBe(401);

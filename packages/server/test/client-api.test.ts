@@ -26,7 +26,7 @@ function clientApi(user: Pick<TestUser, 'token' | 'cookie'>, mode: Mode = 'token
         ? { authorization: `Bearer ${user.token}` }
         : { cookie: user.cookie, ...(method === 'GET' || method === 'HEAD' ? {} : { origin: server.url }) };
     const jsonType = typeof init.body === 'string' ? { 'content-type': 'application/json' } : {};
-    return fetch(`${server.url}/api/buckets${pathname}`, { ...init, headers: { ...auth, ...jsonType, ...init.headers } });
+    return fetch(`${server.url}/api/buckets${pathname}`, { ...init, headers: { ...auth, ...jsonType, ...(init.headers ?? {}) } as Record<string, string> });
   };
 }
 
@@ -38,7 +38,7 @@ async function createBucket(api: ReturnType<typeof clientApi>, name: string, ext
 
 function multipart(bytes: Uint8Array | string, filename: string, type = 'application/octet-stream', field = 'file'): FormData {
   const form = new FormData();
-  form.append(field, new Blob([bytes], { type }), filename);
+  form.append(field, new Blob([bytes as BlobPart], { type }), filename);
   return form;
 }
 
@@ -71,7 +71,7 @@ describe('which credential opens the Client API', () => {
   });
 
   it('does not open for an API key, in either header', async () => {
-    for (const headers of [{ 'x-api-key': alice.apiKey }, { authorization: `Bearer ${alice.apiKey}` }]) {
+    for (const headers of [{ 'x-api-key': alice.apiKey }, { authorization: `Bearer ${alice.apiKey}` }] as Array<Record<string, string>>) {
       const response = await fetch(`${server.url}/api/buckets`, { headers });
       expect(response.status).toBe(401);
       expect((await json(response)).error).toBe('Unauthorized');
@@ -103,7 +103,7 @@ describe('which credential opens the Client API', () => {
       { authorization: `Bearer ${alice.token}` },
       { 'x-api-key': alice.token },
       { cookie: alice.cookie },
-    ]) {
+    ] as Array<Record<string, string>>) {
       const response = await fetch(`${server.url}/api/v1/buckets`, { headers });
       expect(response.status).toBe(401);
       expect((await json(response)).error).toBe('Unauthorized');
