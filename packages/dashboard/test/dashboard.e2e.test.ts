@@ -116,7 +116,12 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard (end to end, Chromium)', () =>
     await rm(path.join(screenshotDir, 'failure.png'), { force: true });
     server = await startTestServer({ env: { PLAN_FREE_STORAGE_BYTES: String(STORAGE_CAP) } });
     browser = await launch();
-    context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true, baseURL: server.url });
+    context = await browser.newContext({
+      viewport: DESKTOP,
+      acceptDownloads: true,
+      baseURL: server.url,
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
     consoleWatch.attach(page);
@@ -250,6 +255,11 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard (end to end, Chromium)', () =>
     const publicResponse = await fetch(fileUrl);
     expect(publicResponse.status).toBe(200);
     expect(Buffer.from(await publicResponse.arrayBuffer()).equals(hello)).toBe(true);
+
+    // --- Copy a file's URL ------------------------------------------------------
+    await page.getByRole('button', { name: 'Copy URL of hello.txt' }).click();
+    await page.getByText('Copied to the clipboard').first().waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(fileUrl);
 
     // --- Buckets list shows the new counts -------------------------------------
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Buckets' }).click();

@@ -10,19 +10,28 @@ interface Props {
   onClear: () => void;
 }
 
+/** Keeps "128.3 KiB/s" or "3 s left" on one line when the status wraps on a phone. */
+const keep = (text: string) => text.replace(/ /g, '\u00a0');
+
 function statusLine(item: UploadItem): string {
   switch (item.status) {
     case 'queued':
-      return `Waiting · ${formatBytes(item.size)}`;
+      return `Waiting · ${keep(formatBytes(item.size))}`;
     case 'uploading': {
       const remaining = item.speed > 0 ? (item.size - item.loaded) / item.speed : NaN;
       const eta = formatDuration(remaining);
-      return `${formatBytes(item.loaded)} of ${formatBytes(item.size)} · ${formatSpeed(item.speed)}${eta ? ` · ${eta} left` : ''}`;
+      return [
+        keep(`${formatBytes(item.loaded)} of ${formatBytes(item.size)}`),
+        keep(formatSpeed(item.speed)),
+        eta ? keep(`${eta} left`) : null,
+      ]
+        .filter(Boolean)
+        .join(' · ');
     }
     case 'processing':
-      return `${formatBytes(item.size)} sent · finishing…`;
+      return `${keep(formatBytes(item.size))} sent · finishing…`;
     case 'done':
-      return `${item.result?.updated ? 'Replaced' : 'Uploaded'} · ${formatBytes(item.size)}`;
+      return `${item.result?.updated ? 'Replaced' : 'Uploaded'} · ${keep(formatBytes(item.size))}`;
     case 'cancelled':
       return 'Cancelled';
     case 'error':
