@@ -33,12 +33,19 @@ export function openDatabase(config: DatabaseConfig): OpenDatabase {
   const pool = new pg.Pool({
     connectionString: config.url,
     max: 20,
+    // An unreachable server fails a request after this long instead of hanging it.
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
     // int8 (bigint) as a JS number: byte counts stay far below 2^53.
     types: {
       getTypeParser: ((oid: number, format?: string) =>
         oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   });
+  // An idle connection that dies (PostgreSQL restarted, failed over, or ended
+  // the session) is reported here; unheard, the 'error' event would crash the
+  // process. The pool drops that connection and the next query opens a new one.
+  pool.on('error', () => {});
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
 }
 

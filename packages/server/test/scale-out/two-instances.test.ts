@@ -14,11 +14,12 @@ import { migrateToLatest } from '../../src/db/database.js';
 import { migrationProvider } from '../../src/db/migrations.js';
 import { backendKind, createSchema, dropSchema, schemaUrl, scaledBackendEnv, type BackendEnv } from '../helpers/backends.js';
 import { json, signUp, type TestUser } from '../helpers/client.js';
-import { spawnServer, type ServerProcess } from './instances.js';
+import { eventually, spawnServer, type ServerProcess } from './instances.js';
 
 const STORAGE_CAP = 5000;
 const UPLOAD_BYTES = 700; // 7 fit under the cap, 20 are tried
 const RATE_LIMIT = 30;
+const APP_NAME = `pail_two_instances_${randomBytes(4).toString('hex')}`;
 
 let backend: BackendEnv;
 let a: ServerProcess;
@@ -27,8 +28,12 @@ let b: ServerProcess;
 beforeAll(async () => {
   if (backendKind() !== 'scaled') throw new Error('two-instances.test.ts needs PAIL_TEST_BACKEND=scaled (run by the scaled project)');
   backend = await scaledBackendEnv();
+  // Named connections, so a test can end exactly these instances' sessions.
+  const databaseUrl = new URL(backend.env.DATABASE_URL!);
+  databaseUrl.searchParams.set('application_name', APP_NAME);
   const shared = {
     ...backend.env,
+    DATABASE_URL: databaseUrl.toString(),
     SESSION_SECRET: randomBytes(32).toString('hex'),
     PLAN_FREE_STORAGE_BYTES: String(STORAGE_CAP),
     PLAN_FREE_RATE_LIMIT: String(RATE_LIMIT),
@@ -192,6 +197,22 @@ describe('two server processes on shared PostgreSQL, Redis and S3', () => {
     // Another user's budget is untouched.
     const other = await signUp(b.url);
     expect((await dev(a, other, '')).status).toBe(200);
+  });
+});
+
+describe('PostgreSQL ending the connections (restart, failover)', () => {
+  it('both instances stay up and serve again on new connections', async () => {
+    const user = await signUp(a.url);
+    const ended = await query<{ ended: boolean }>(
+      'select pg_terminate_backend(pid) as ended from pg_stat_activity where application_name = $1',
+      [APP_NAME],
+    );
+    expect(ended.length).toBeGreaterThan(0);
+    for (const server of [a, b]) {
+      await eventually(async () => (await fetch(`${server.url}/readyz`)).status === 200, 10_000, `${server.url}/readyz`);
+      expect((await dev(server, user, '')).status).toBe(200);
+      expect(server.child.exitCode).toBeNull();
+    }
   });
 });
 
