@@ -405,6 +405,13 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard (end to end, Chromium)', () =>
     await shoot(page, '15-buckets-dark');
     await page.emulateMedia({ colorScheme: 'light' });
 
+    // A bucket that does not exist (or was deleted) gets a clear error state.
+    await consoleWatch.allowing([/status of 404/], async () => {
+      await page.goto(bucketPath);
+      await page.getByText('Bucket not found').waitFor();
+      await page.getByRole('link', { name: 'All buckets' }).waitFor();
+    });
+
     // Unknown pages get the app's own not-found page.
     await page.goto('/no/such/page');
     await page.getByText('This page does not exist').waitFor();
@@ -472,6 +479,18 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard messages for closed sign-up an
     await page.getByRole('heading', { name: 'Uploads (1 of 2 done)' }).waitFor();
     await expect.poll(() => page.getByTestId('bucket-object-count').textContent()).toBe('1 object');
 
+    // Drag and drop onto the file area.
+    const dropped = await page.evaluateHandle(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['dropped!'], 'dropped.txt', { type: 'text/plain' }));
+      return transfer;
+    });
+    await page.dispatchEvent('.dropzone', 'dragenter', { dataTransfer: dropped });
+    await page.getByText('Drop to upload to docs').waitFor();
+    await page.dispatchEvent('.dropzone', 'drop', { dataTransfer: dropped });
+    await page.getByRole('heading', { name: 'Uploads (2 of 3 done)' }).waitFor();
+    await expect.poll(() => page.getByTestId('bucket-object-count').textContent()).toBe('2 objects');
+
     // Cancel: the server's answer for this one is held back, so it is still running when cancelled.
     await page.route('**/api/buckets/*/files', async (route) => {
       if (route.request().postDataBuffer()?.includes('slow.txt')) await new Promise((r) => setTimeout(r, 4000));
@@ -484,7 +503,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard messages for closed sign-up an
     await cancelled.getByRole('button', { name: 'Retry upload of slow.txt' }).waitFor();
     await page.getByRole('button', { name: 'Clear finished' }).click();
     await page.getByRole('list', { name: 'Upload progress' }).waitFor({ state: 'detached' });
-    await expect.poll(() => page.getByTestId('bucket-object-count').textContent()).toBe('1 object');
+    await expect.poll(() => page.getByTestId('bucket-object-count').textContent()).toBe('2 objects');
     await page.unrouteAll({ behavior: 'ignoreErrors' });
     expect(watch.errors).toEqual([]);
     await page.close();
