@@ -393,6 +393,39 @@ describe('login throttling (LOGIN_RATE_LIMIT)', () => {
     });
   });
 
+  describe('under concurrency, LOGIN_RATE_LIMIT=3', () => {
+    let server: TestServer;
+
+    beforeAll(async () => {
+      server = await startTestServer({ env: { LOGIN_RATE_LIMIT: '3' } });
+    });
+
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    it('a correct password between failures still works, and does not use up the address', async () => {
+      // 20 attempts in all, more than the address's 15: successes are given back.
+      const user = await signUp(server.url);
+      for (let round = 0; round < 10; round++) {
+        expect((await login(server.url, user.email, 'wrong password')).status).toBe(401);
+        expect((await login(server.url, user.email, user.password)).status).toBe(200);
+      }
+    });
+
+    it('holds under concurrency: simultaneous wrong guesses cannot get past the limit', async () => {
+      const user = await signUp(server.url);
+      const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => login(server.url, user.email, `guess number ${i}`)));
+      const statuses = responses.map((r) => r.status);
+      await Promise.all(responses.map((r) => r.arrayBuffer()));
+      // At most the limit of guesses is ever checked; the rest are refused unseen.
+      expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(1);
+      expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(3);
+      expect(statuses.filter((s) => s !== 401).every((s) => s === 429)).toBe(true);
+      expect((await login(server.url, user.email, user.password)).status).toBe(429);
+    });
+  });
+
   describe('per address, LOGIN_RATE_LIMIT=2 (so 10 failures per IP)', () => {
     let server: TestServer;
 

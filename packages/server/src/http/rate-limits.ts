@@ -57,29 +57,25 @@ export class RateLimits {
     return spend(this.publicIp, ip, this.config.publicRateLimit);
   }
 
-  /** Refuses a login attempt while the account or the address has failed too often. */
-  async checkLogin(ip: string, email: string): Promise<void> {
-    const [byIp, byEmail] = await Promise.all([
-      guard(this.loginByIp.get(ip)),
-      guard(this.loginByEmail.get(email)),
-    ]);
-    for (const [state, points] of [
-      [byIp, this.config.loginRateLimit * 5],
-      [byEmail, this.config.loginRateLimit],
-    ] as const) {
-      if (state && state.consumedPoints >= points) throw errors.rateLimited(Math.ceil(state.msBeforeNext / 1000));
+  /**
+   * Counts a login attempt as a failure before the password is checked, in one
+   * atomic step per counter, so simultaneous guesses cannot all pass a check
+   * made before any of them had failed. Throws 429 while the account or the
+   * address has failed too often. A successful login gives its attempt back.
+   */
+  async startLogin(ip: string, email: string): Promise<void> {
+    await spend(this.loginByIp, ip, this.config.loginRateLimit * 5);
+    try {
+      await spend(this.loginByEmail, email, this.config.loginRateLimit);
+    } catch (error) {
+      // Refused for the account's sake: not a failure of the address.
+      await guard(this.loginByIp.reward(ip, 1));
+      throw error;
     }
   }
 
-  async loginFailed(ip: string, email: string): Promise<void> {
-    await Promise.all([
-      guard(this.loginByIp.penalty(ip, 1)),
-      guard(this.loginByEmail.penalty(email, 1)),
-    ]);
-  }
-
-  async loginSucceeded(email: string): Promise<void> {
-    await guard(this.loginByEmail.delete(email));
+  async loginSucceeded(ip: string, email: string): Promise<void> {
+    await Promise.all([guard(this.loginByEmail.delete(email)), guard(this.loginByIp.reward(ip, 1))]);
   }
 }
 

@@ -32,15 +32,13 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
 
   app.post('/api/auth/login', { schema: { tags, summary: 'Log in', body: CredentialsBody, response: { 200: AuthResponse } } }, async (request: CredentialsRequest, reply) => {
     const { email, password } = parseCredentials(request.body);
-    await ctx.rateLimits.checkLogin(request.ip, email);
+    await ctx.rateLimits.startLogin(request.ip, email);
     const user = await findUserByEmail(ctx.db, email);
     // Hash even for unknown emails, so timing does not tell which accounts exist.
     const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
-    if (!user || !ok) {
-      await ctx.rateLimits.loginFailed(request.ip, email);
-      throw errors.invalidCredentials();
-    }
-    await ctx.rateLimits.loginSucceeded(email);
+    // A failure stays counted (startLogin counted it); a success gives it back.
+    if (!user || !ok) throw errors.invalidCredentials();
+    await ctx.rateLimits.loginSucceeded(request.ip, email);
     return reply.send(await startSession(reply, user));
   });
 
