@@ -10,7 +10,8 @@
  * test-artifacts/screenshots/ at the repository root.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -29,11 +30,30 @@ const STORAGE_CAP = 300_000;
 
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
 
-async function ensureDashboardBuilt(): Promise<void> {
-  if (existsSync(path.join(dashboardDir, 'dist', 'index.html'))) return;
-  const { build } = await import('vite');
-  await build({ root: dashboardDir, configFile: path.join(dashboardDir, 'vite.config.ts'), logLevel: 'warn' });
+/**
+ * Builds the dashboard from its current sources into a temporary directory,
+ * once per run, and the servers serve that (DASHBOARD_DIR): the test never
+ * runs against a stale packages/dashboard/dist, and never rewrites it.
+ */
+let built: Promise<string> | undefined;
+function buildDashboard(): Promise<string> {
+  built ??= (async () => {
+    const outDir = await mkdtemp(path.join(os.tmpdir(), 'pail-dashboard-'));
+    const { build } = await import('vite');
+    await build({
+      root: dashboardDir,
+      configFile: path.join(dashboardDir, 'vite.config.ts'),
+      logLevel: 'warn',
+      build: { outDir, emptyOutDir: true, sourcemap: false },
+    });
+    return outDir;
+  })();
+  return built;
 }
+
+afterAll(async () => {
+  if (built) await rm(await built, { recursive: true, force: true });
+});
 
 async function launch(): Promise<Browser> {
   return chromium.launch({
@@ -111,10 +131,10 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard (end to end, Chromium)', () =>
   const password = 'correct horse battery';
 
   beforeAll(async () => {
-    await ensureDashboardBuilt();
+    const dashboard = await buildDashboard();
     await mkdir(screenshotDir, { recursive: true });
     await rm(path.join(screenshotDir, 'failure.png'), { force: true });
-    server = await startTestServer({ env: { PLAN_FREE_STORAGE_BYTES: String(STORAGE_CAP) } });
+    server = await startTestServer({ env: { DASHBOARD_DIR: dashboard, PLAN_FREE_STORAGE_BYTES: String(STORAGE_CAP) } });
     browser = await launch();
     context = await browser.newContext({
       viewport: DESKTOP,
@@ -424,10 +444,10 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard messages for closed sign-up an
   let browser: Browser;
 
   beforeAll(async () => {
-    await ensureDashboardBuilt();
+    const dashboard = await buildDashboard();
     [closedServer, smallFilesServer] = await Promise.all([
-      startTestServer({ env: { SIGNUP: 'closed' } }),
-      startTestServer({ env: { MAX_FILE_BYTES: '1000' } }),
+      startTestServer({ env: { DASHBOARD_DIR: dashboard, SIGNUP: 'closed' } }),
+      startTestServer({ env: { DASHBOARD_DIR: dashboard, MAX_FILE_BYTES: '1000' } }),
     ]);
     browser = await launch();
   }, 120_000);

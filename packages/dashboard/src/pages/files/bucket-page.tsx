@@ -33,7 +33,23 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
     void refreshUser();
   }, [reloadBucket, refreshUser]);
 
-  const uploads = useUploads(bucketId, changed);
+  // A batch of uploads finishing one after another refreshes the lists once, not once per file.
+  const refreshTimer = useRef<number | null>(null);
+  const changedSoon = useCallback(() => {
+    if (refreshTimer.current !== null) return;
+    refreshTimer.current = window.setTimeout(() => {
+      refreshTimer.current = null;
+      changed();
+    }, 250);
+  }, [changed]);
+  useEffect(
+    () => () => {
+      if (refreshTimer.current !== null) window.clearTimeout(refreshTimer.current);
+    },
+    [],
+  );
+
+  const uploads = useUploads(bucketId, changedSoon);
 
   useEffect(() => {
     document.title = `${bucket.data?.name ?? 'Bucket'} · Pail`;
