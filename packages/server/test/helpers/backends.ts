@@ -4,17 +4,19 @@
  * - `scaled`: PostgreSQL + Redis + S3, as several instances would share them.
  *   Every call gets its own PostgreSQL schema (`search_path` in the connection
  *   string), its own Redis key prefix and its own bucket on an s3rver that this
- *   test process starts on first use, so test files running in parallel never
- *   see each other's rows, counters or blobs. cleanup() drops all three.
+ *   test process starts (as a child process) on first use, so test files
+ *   running in parallel never see each other's rows, counters or blobs.
+ *   cleanup() drops all three.
  *   PostgreSQL and Redis must answer (PAIL_TEST_DATABASE_URL,
  *   PAIL_TEST_REDIS_URL; see scale-out/reachable.ts): a scaled run was asked
  *   for, so their absence is an error, never a silent fallback.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { probeScaledBackends, testDatabaseUrl, testRedisUrl } from '../scale-out/reachable.js';
 
 export interface BackendEnv {
@@ -166,36 +168,60 @@ async function deleteRedisKeys(prefix: string): Promise<void> {
   }
 }
 
-// --- S3 (s3rver, CommonJS without types: loaded through require) --------------
-
-interface S3rverInstance {
-  run(): Promise<{ address: string; port: number }>;
-  close(): Promise<void>;
-}
-type S3rverConstructor = new (options: { port: number; address: string; silent: boolean; directory: string }) => S3rverInstance;
+// --- S3 (s3rver, in a child process: see scale-out/s3rver-child.mjs) ---------
 
 interface RunningS3rver {
-  server: S3rverInstance;
+  child: ChildProcess;
   directory: string;
   endpoint: string;
 }
 
+const S3RVER_CHILD = fileURLToPath(new URL('../scale-out/s3rver-child.mjs', import.meta.url));
+
 let s3rver: Promise<RunningS3rver> | undefined;
 let s3rverUsers = 0;
+
+function startS3rver(): Promise<RunningS3rver> {
+  return (async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'pail-s3rver-'));
+    // stdin stays open as a lifeline: when this process ends, the child sees EOF and exits.
+    const child = spawn(process.execPath, [S3RVER_CHILD, directory], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let errors = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      errors += chunk.toString();
+      if (errors.length > 20_000) errors = errors.slice(-10_000);
+    });
+    child.unref();
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`s3rver did not start within 20 s: ${errors}`)), 20_000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`s3rver exited with ${code} before listening: ${errors}`));
+      });
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const line = out.split('\n')[0];
+        if (out.includes('\n') && line) {
+          clearTimeout(timer);
+          try {
+            resolve((JSON.parse(line) as { port: number }).port);
+          } catch {
+            reject(new Error(`s3rver said ${line}`));
+          }
+        }
+      });
+    });
+    // Let this process exit without waiting for the child (it follows on stdin EOF).
+    for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    return { child, directory, endpoint: `http://127.0.0.1:${port}` };
+  })();
+}
 
 /** One s3rver per test process, started on first use and stopped when its last user is cleaned up. */
 async function acquireS3rver(): Promise<RunningS3rver> {
   s3rverUsers += 1;
-  s3rver ??= (async () => {
-    const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
-    const directory = await mkdtemp(path.join(os.tmpdir(), 'pail-s3rver-'));
-    const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
-    const address = await server.run();
-    if (!address || typeof address.port !== 'number' || address.port === 0) {
-      throw new Error(`s3rver did not report a port: ${JSON.stringify(address)}`);
-    }
-    return { server, directory, endpoint: `http://127.0.0.1:${address.port}` };
-  })();
+  s3rver ??= startS3rver();
   try {
     return await s3rver;
   } catch (error) {
@@ -210,8 +236,14 @@ async function releaseS3rver(): Promise<void> {
   if (s3rverUsers > 0 || !s3rver) return;
   const running = s3rver;
   s3rver = undefined;
-  const { server, directory } = await running;
-  await server.close().catch(() => {});
+  const { child, directory } = await running;
+  if (child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(killer);
+  }
   await rm(directory, { recursive: true, force: true });
 }
 
