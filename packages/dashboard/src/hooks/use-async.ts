@@ -49,7 +49,6 @@ export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: Dep
         if (!controller.signal.aborted) setRunning(false);
       });
     return () => controller.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
 
   const reload = useCallback(() => setTick((t) => t + 1), []);
