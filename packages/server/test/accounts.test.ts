@@ -102,6 +102,14 @@ describe('signup', () => {
     }
   });
 
+  it('lets exactly one of several simultaneous signups with one email through; the rest are 409', async () => {
+    const address = email();
+    const responses = await Promise.all(Array.from({ length: 6 }, () => post('/api/auth/signup', { email: address, password: 'long enough' })));
+    const statuses = responses.map((r) => r.status).sort();
+    await Promise.all(responses.map((r) => r.arrayBuffer()));
+    expect(statuses).toEqual([201, 409, 409, 409, 409, 409]);
+  });
+
   it('needs a password of at least 8 characters: 7 is 400, 8 is fine', async () => {
     const address = email();
     const short = await post('/api/auth/signup', { email: address, password: '1234567' });
@@ -241,6 +249,19 @@ describe('logout', () => {
   it('without a session is 401', async () => {
     const response = await fetch(`${server.url}/api/auth/logout`, { method: 'POST' });
     expect(response.status).toBe(401);
+  });
+
+  it('a session past its expiry is dead even though its token is still well signed', async () => {
+    const user = await signUp(server.url);
+    const { sid } = JSON.parse(Buffer.from(user.token.split('.')[1]!, 'base64url').toString('utf8')) as { sid: string };
+    expect(typeof sid).toBe('string');
+    await server.app.pail.db.updateTable('sessions').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', sid).execute();
+    for (const headers of [{ authorization: `Bearer ${user.token}` }, { cookie: user.cookie }] as Array<Record<string, string>>) {
+      expect((await me(headers)).status).toBe(401);
+      expect((await fetch(`${server.url}/api/buckets`, { headers })).status).toBe(401);
+    }
+    // API keys do not depend on the session.
+    expect((await devApi(server.url, user)('')).status).toBe(200);
   });
 });
 
@@ -461,7 +482,7 @@ describe('API keys (/api/keys)', () => {
 
   it('an unknown or malformed key id is 404', async () => {
     const user = await signUp(server.url);
-    for (const id of ['999999', 'abc', '0', '-1', '1.5']) {
+    for (const id of ['999999', 'abc', '0', '-1', '1.5', '9999999999999999', '99999999999999999999']) {
       const response = await keys(user.token, `/${id}`, { method: 'DELETE' });
       expect(response.status, id).toBe(404);
       expect(typeof (await json(response)).error).toBe('string');

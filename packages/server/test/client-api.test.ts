@@ -176,7 +176,7 @@ describe.each(['token', 'cookie'] as const)('buckets through the Client API (%s)
     expect(await json(response)).toEqual({ data: bucket });
 
     const foreign = await createBucket(clientApi(bob), `bobs-${mode}`);
-    for (const id of [String(foreign.id), '999999', 'abc']) {
+    for (const id of [String(foreign.id), '999999', 'abc', '0', '9999999999999999', '99999999999999999999']) {
       const missing = await api()(`/${id}`);
       expect(missing.status, id).toBe(404);
       expect((await json(missing)).error).toBe('Bucket not found');
