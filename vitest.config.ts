@@ -21,7 +21,18 @@ const SCALED_ONLY = ['packages/server/test/scale-out/two-instances.test.ts', 'pa
 
 const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes)$/i.test(value);
 
+// Vitest may evaluate this file more than once per run; decide (and print) once.
+const DECISION = 'PAIL_TEST_SCALED_DECIDED';
+
 async function scaledProjectWanted(): Promise<boolean> {
+  const earlier = process.env[DECISION];
+  if (earlier !== undefined) return earlier === 'yes';
+  const wanted = await decideScaled();
+  process.env[DECISION] = wanted ? 'yes' : 'no';
+  return wanted;
+}
+
+async function decideScaled(): Promise<boolean> {
   if (process.env.PAIL_TEST_SCALED !== undefined && !truthy(process.env.PAIL_TEST_SCALED)) {
     console.log('[pail] scaled suites (PostgreSQL + Redis + S3) skipped: PAIL_TEST_SCALED=' + process.env.PAIL_TEST_SCALED);
     return false;

@@ -51,13 +51,15 @@ async function probeRedis(url: string): Promise<string | null> {
     enableOfflineQueue: false,
     retryStrategy: () => null,
   });
-  redis.on('error', () => {});
+  // The socket's error says more ("connect ECONNREFUSED …") than the rejection ("Connection is closed.").
+  let socketError: Error | undefined;
+  redis.on('error', (error: Error) => (socketError ??= error));
   try {
     await redis.connect();
     const pong = await redis.ping();
     return pong === 'PONG' ? null : `Redis at ${redact(url)} answered PING with ${pong}`;
   } catch (error) {
-    return `Redis not reachable at ${redact(url)} (${(error as Error).message || String(error)})`;
+    return `Redis not reachable at ${redact(url)} (${(socketError ?? (error as Error)).message || String(error)})`;
   } finally {
     redis.disconnect();
   }
