@@ -41,7 +41,15 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   await migrateToLatest(db, dialect);
   const blobs = await openBlobStore(config.blob);
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 })
+    ? new Redis(config.redisUrl, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 2000,
+        // A Redis that stalls (or a network that drops packets) after connecting would
+        // otherwise leave a rate-limit check, and so the request, waiting forever.
+        commandTimeout: 2000,
+        keepAlive: 10_000,
+      })
     : undefined;
   redis?.on('error', () => {}); // ioredis reconnects by itself; requests meanwhile get 503.
   const cache = new ObjectCache(config.cacheMaxObjectBytes, config.cacheMaxBytes);

@@ -8,3 +8,4 @@ export { createApiKey, listApiKeys, revokeApiKey } from './domain/api-keys.js';
 export { AppError } from './domain/errors.js';
 export { collectGarbage } from './domain/garbage-collection.js';
 export { openBlobStore } from './blob/open-blob-store.js';
+export { ObjectCache } from './domain/object-cache.js';

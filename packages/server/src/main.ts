@@ -4,6 +4,8 @@
  * ones in flight finish, then close the stores.
  */
 import 'dotenv/config';
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 
@@ -48,7 +50,7 @@ export function configOrExit(): Config {
 }
 
 // Run when executed directly (node dist/main.js), not when imported by the CLI.
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   serve(configOrExit()).catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);

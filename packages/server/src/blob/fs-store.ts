@@ -2,11 +2,11 @@
  * Blobs as files under a root directory. A put writes a temporary file under
  * `<root>/.tmp`, flushes it to disk, renames it into place and flushes the
  * directory, so a crash at any point leaves either no blob or the whole blob.
- * One process owns a root: temporary files left by a crash are removed at start.
+ * Temporary files left by a crashed process are removed when a store opens.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, opendir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, opendir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -34,14 +34,28 @@ export class FsBlobStore implements BlobStore {
 
   static async open(root: string): Promise<FsBlobStore> {
     const store = new FsBlobStore(path.resolve(root));
-    await rm(store.tmpDir, { recursive: true, force: true });
     await mkdir(store.tmpDir, { recursive: true });
+    await store.removeDeadTempFiles();
     return store;
+  }
+
+  /**
+   * Temporary files are named `<pid>-<uuid>`. Those of processes that no longer
+   * run are what a crash left behind; those of a live process (a server while
+   * `pail gc` runs beside it) are uploads in flight and stay. A file carrying
+   * our own pid is from an earlier process that had it (containers reuse pid 1).
+   */
+  private async removeDeadTempFiles(): Promise<void> {
+    for (const name of await readdir(this.tmpDir)) {
+      const pid = Number(name.split('-')[0]);
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processIsAlive(pid)) continue;
+      await rm(path.join(this.tmpDir, name), { recursive: true, force: true });
+    }
   }
 
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<PutResult> {
     const finalPath = resolveUnder(this.root, key);
-    const tmpPath = path.join(this.tmpDir, randomUUID());
+    const tmpPath = path.join(this.tmpDir, `${process.pid}-${randomUUID()}`);
     const hash = createHash('md5');
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
     let size = 0;
@@ -162,6 +176,15 @@ export class FsBlobStore implements BlobStore {
       }
     }
     this.knownDirs.add(dir);
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -32,7 +32,7 @@ function toAppError(error: FastifyError): AppError | null {
   const known = error.code ? CLIENT_ERRORS[error.code] : undefined;
   if (known) return known();
   // busboy's complaints about a broken multipart stream.
-  if (/^(Unexpected end of form|Malformed part header|Multipart: Boundary not found)/.test(error.message)) {
+  if (/^(Unexpected end of (form|multipart data)|Malformed part header|Multipart: Boundary not found|Part terminated early)/.test(error.message)) {
     return errors.validation('Malformed multipart body');
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
@@ -51,7 +51,8 @@ export function installErrorHandlers(app: FastifyInstance): void {
       if (appError.status >= 500) request.log.warn({ err: error }, appError.message);
       return reply.code(appError.status).headers(appError.headers).send({ error: appError.message, code: appError.code });
     }
-    if (request.raw.destroyed || (error as NodeJS.ErrnoException).code === 'ECONNRESET' || error.message === 'aborted') {
+    // Judge by the error, not by the request's state: a failing store also destroys the request stream.
+    if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || error.message === 'aborted') {
       // The client went away mid-request; nobody is listening for an answer.
       request.log.info({ reqId: request.id }, 'client aborted the request');
       return reply.code(400).send({ error: 'Request aborted', code: 'ValidationError' });
