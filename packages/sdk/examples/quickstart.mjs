@@ -1,6 +1,11 @@
 // quickstart.mjs: run with `PAIL_URL=http://localhost:8080 PAIL_API_KEY=pail_... node quickstart.mjs`
 import { Pail } from '@pail/sdk';
 
+if (!process.env.PAIL_API_KEY) {
+  console.error('Set PAIL_API_KEY to an API key from the dashboard (SDK page), and PAIL_URL to the server.');
+  process.exit(1);
+}
+
 const pail = new Pail({
   baseUrl: process.env.PAIL_URL ?? 'http://localhost:8080',
   apiKey: process.env.PAIL_API_KEY,

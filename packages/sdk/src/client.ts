@@ -4,11 +4,11 @@
  * `x-api-key`, turns refusals into typed errors (errors.ts), and can wait and
  * retry on 429 as `Retry-After` says, when the request body can be resent.
  */
-import type { BucketObject, ListBucketsResponse, ListFilesResponse, StorageBucket, UploadResult } from '@pail/shared';
+import type { BucketObject, ListBucketsBody, ListFilesBody, StorageBucket, UploadResult } from './types.js';
 import { BucketNotFoundError, errorFromResponse, FileNotFoundError, PailError, RateLimitError } from './errors.js';
-import { bodyAsBlob, prepareBody, type UploadBody } from './upload-body.js';
+import { bodyAsBlob, IS_NODE, prepareBody, type PreparedBody, type UploadBody } from './upload-body.js';
 
-export type { BucketObject, StorageBucket, UploadResult } from '@pail/shared';
+export type { BucketObject, ErrorCode, StorageBucket, UploadResult } from './types.js';
 
 /** A bucket id: the number the API returns (a numeric string works too). */
 export type BucketId = number | string;
@@ -98,8 +98,8 @@ interface RequestSpec extends CallOptions {
   query?: Record<string, string | number | undefined> | undefined;
   headers?: Record<string, string> | undefined;
   json?: unknown;
-  /** Made again for each attempt; see upload-body.ts. */
-  body?: (() => Promise<{ body: BodyInit; resendable: boolean; streaming: boolean }>) | undefined;
+  /** The request body; see upload-body.ts. */
+  body?: PreparedBody | undefined;
 }
 
 const DEFAULT_RETRY: Required<Omit<RetryOptions, 'onRetry'>> = { maxRetries: 3, maxDelaySeconds: 60 };
@@ -130,6 +130,29 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * The response's body, locked at once and read only as the caller reads. Node's
+ * fetch cancels the unread body of a Response that is garbage collected, which
+ * would cut off a stream the caller has not started reading yet; a locked body
+ * is left alone.
+ */
+function heldBody(response: Response): ReadableStream<Uint8Array> {
+  const body = response.body;
+  if (!body) return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 async function discard(response: Response): Promise<void> {
@@ -164,7 +187,7 @@ export class Pail {
 
   /** All your live buckets, in ascending id order. */
   async listBuckets(options: CallOptions = {}): Promise<StorageBucket[]> {
-    const body = await this.json<ListBucketsResponse>({ method: 'GET', path: '', ...options });
+    const body = await this.json<ListBucketsBody>({ method: 'GET', path: '', ...options });
     return body.data;
   }
 
@@ -194,7 +217,7 @@ export class Pail {
   /** One page of files, ascending by name. */
   async listFiles(id: BucketId, options: ListFilesOptions = {}): Promise<FilePage> {
     const { prefix, limit, cursor, signal } = options;
-    const body = await this.json<ListFilesResponse>({
+    const body = await this.json<ListFilesBody>({
       method: 'GET',
       path: `/${this.segment(id)}/files`,
       query: { prefix, limit, cursor },
@@ -225,8 +248,7 @@ export class Pail {
       path: this.filePath(id, filename),
       headers: contentType ? { 'content-type': contentType } : undefined,
       signal: options.signal,
-      // Bytes and Blobs can be sent again as they are; send() never retries a stream.
-      body: async () => prepared,
+      body: prepared,
     });
     return result.data;
   }
@@ -246,10 +268,14 @@ export class Pail {
       method: 'POST',
       path: `/${this.segment(id)}/files`,
       signal: options.signal,
-      body: async () => {
-        const form = new FormData();
-        form.append('file', blob, filename);
-        return { body: form, resendable: true, streaming: false };
+      body: {
+        open: () => {
+          const form = new FormData();
+          form.append('file', blob, filename);
+          return form;
+        },
+        resendable: true,
+        streaming: false,
       },
     });
     return result.data;
@@ -267,7 +293,7 @@ export class Pail {
    */
   async downloadStream(id: BucketId, filename: string, options: DownloadOptions = {}): Promise<ReadableStream<Uint8Array>> {
     const response = await this.download(id, filename, options);
-    return response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+    return heldBody(response);
   }
 
   /** Streams a file to a path on disk (Node only). Resolves with the bytes written. */
@@ -374,10 +400,13 @@ export class Pail {
         init.body = JSON.stringify(spec.json);
         (init.headers as Record<string, string>)['content-type'] = 'application/json';
       } else if (spec.body) {
-        const prepared = await spec.body();
-        init.body = prepared.body;
-        resendable = prepared.resendable;
-        if (prepared.streaming) init.duplex = 'half';
+        init.body = spec.body.open();
+        resendable = spec.body.resendable;
+        if (spec.body.streaming) init.duplex = 'half';
+        if (spec.body.length !== undefined) (init.headers as Record<string, string>)['content-length'] = String(spec.body.length);
+        // Node's fetch keeps every byte of a body it might have to resend after
+        // a redirect, so a large upload would sit in memory: refuse redirects there.
+        if (IS_NODE) init.redirect = 'error';
       }
 
       const response = await this.fetchImpl(url, init);

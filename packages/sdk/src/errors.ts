@@ -5,7 +5,7 @@
  * is chosen from `code` first, and from the status when there is no code
  * (for example a HEAD response, which has no body).
  */
-import type { ErrorCode } from '@pail/shared';
+import type { ErrorCode } from './types.js';
 
 export interface PailErrorDetails {
   status: number;

@@ -12,6 +12,7 @@ export type {
   CallOptions,
   CreateBucketOptions,
   DownloadOptions,
+  ErrorCode,
   FileMetadata,
   FilePage,
   IterateFilesOptions,

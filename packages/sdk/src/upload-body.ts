@@ -27,13 +27,23 @@ export type UploadBody =
   | AsyncIterable<Uint8Array | string>
   | PathSource;
 
+/**
+ * In Node, fetch (undici) reads a Blob body wholly into memory before sending
+ * it, so there a Blob (a file path too) is sent as its stream, with its size as
+ * Content-Length. Browsers stream a Blob themselves and may not accept stream
+ * bodies over HTTP/1.1, so they get the Blob.
+ */
+export const IS_NODE = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+
 export interface PreparedBody {
-  /** The body for one attempt. A resendable body can be passed again; a stream cannot. */
-  body: BodyInit;
-  /** True when the same body can be sent again (bytes, Blob, file path); false for one-shot streams. */
+  /** The body for one attempt; called again for a retry, which happens only when `resendable`. */
+  open(): BodyInit;
+  /** True when the body can be sent again (bytes, Blob, file path); false for one-shot streams. */
   resendable: boolean;
-  /** True when the body is a stream, which Node's fetch must send with `duplex: 'half'`. */
+  /** True when `open()` gives a stream, which Node's fetch must send with `duplex: 'half'`. */
   streaming: boolean;
+  /** The size in bytes when known and not evident to fetch: sent as Content-Length. */
+  length?: number | undefined;
   /** The Content-Type the body itself suggests (a Blob's type), if any. */
   contentType?: string | undefined;
 }
@@ -90,26 +100,38 @@ async function openFile(path: string): Promise<Blob | ReadableStream<Uint8Array>
   return iterableToStream(fs.createReadStream(path)); // Node before 19.8
 }
 
+function fromBlob(blob: Blob): PreparedBody {
+  const contentType = blob.type || undefined;
+  if (!IS_NODE) return { open: () => blob, resendable: true, streaming: false, contentType };
+  return { open: () => blob.stream() as ReadableStream<Uint8Array>, resendable: true, streaming: true, length: blob.size, contentType };
+}
+
 export async function prepareBody(input: UploadBody): Promise<PreparedBody> {
   if (typeof input === 'string') {
     // Bytes, not a string body: fetch would label a string text/plain, and the
     // server should instead guess the type from the file's extension.
-    return { body: new TextEncoder().encode(input) as BodyInit, resendable: true, streaming: false };
+    const bytes = new TextEncoder().encode(input);
+    return { open: () => bytes as BodyInit, resendable: true, streaming: false };
   }
-  if (input instanceof ArrayBuffer) return { body: new Uint8Array(input) as BodyInit, resendable: true, streaming: false };
+  if (input instanceof ArrayBuffer) {
+    const bytes = new Uint8Array(input);
+    return { open: () => bytes as BodyInit, resendable: true, streaming: false };
+  }
   if (ArrayBuffer.isView(input)) {
     const bytes = input instanceof Uint8Array ? input : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-    return { body: bytes as BodyInit, resendable: true, streaming: false };
+    return { open: () => bytes as BodyInit, resendable: true, streaming: false };
   }
-  if (isBlob(input)) return { body: input, resendable: true, streaming: false, contentType: input.type || undefined };
-  if (isReadableStream(input)) return { body: input, resendable: false, streaming: true };
+  if (isBlob(input)) return fromBlob(input);
+  if (isReadableStream(input)) return { open: () => input, resendable: false, streaming: true };
   // Checked before `path`: a Node fs.ReadStream is iterable and also has a `path`.
-  if (isAsyncIterable(input)) return { body: iterableToStream(input), resendable: false, streaming: true };
+  if (isAsyncIterable(input)) {
+    const stream = iterableToStream(input);
+    return { open: () => stream, resendable: false, streaming: true };
+  }
   if (isPathSource(input)) {
     const file = await openFile(input.path);
-    return isBlob(file)
-      ? { body: file, resendable: true, streaming: false }
-      : { body: file, resendable: false, streaming: true };
+    if (isBlob(file)) return { ...fromBlob(file), contentType: undefined };
+    return { open: () => file, resendable: false, streaming: true };
   }
   throw new TypeError('Unsupported upload body: use a string, bytes, a Blob, a stream, or { path }');
 }

@@ -527,17 +527,69 @@ describe('rate limits', () => {
   });
 });
 
-describe('the README example', () => {
-  // It builds packages/sdk and runs the build: once per run is enough, and two
-  // projects building the same dist at the same moment could read half-written files.
-  it.skipIf(process.env.PAIL_TEST_BACKEND === 'scaled')('is examples/quickstart.mjs, and run as a new user would it uploads and downloads a file', async () => {
+/** Builds packages/sdk (the tests below run the build in a child process). */
+let built: Promise<unknown> | undefined;
+const buildSdk = () =>
+  (built ??= run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'packages/sdk'], { cwd: repoRoot }));
+
+// These build packages/sdk and run the build: once per run is enough, and two
+// projects building the same dist at the same moment could read half-written files.
+describe.skipIf(process.env.PAIL_TEST_BACKEND === 'scaled')('the built package, in a child process', () => {
+  it('streams a large upload and download in bounded memory', async () => {
+    const SIZE = 64 * 1024 * 1024;
+    const big = path.join(tmp, 'large.bin');
+    const handle = await (await import('node:fs/promises')).open(big, 'w');
+    const chunk = randomBytes(1024 * 1024);
+    for (let i = 0; i < SIZE / chunk.length; i++) await handle.write(chunk);
+    await handle.close();
+    await buildSdk();
+    const script = path.join(tmp, 'memory.mjs');
+    await writeFile(
+      script,
+      `
+      import { createReadStream } from 'node:fs';
+      import { Pail } from ${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)};
+      const [url, apiKey, file, out] = process.argv.slice(2);
+      const pail = new Pail({ baseUrl: url, apiKey });
+      let peak = 0;
+      const watch = setInterval(() => { gc(); peak = Math.max(peak, process.memoryUsage().arrayBuffers); }, 50);
+      const { id } = await pail.createBucket('memory');
+      const results = {};
+      results.path = (await pail.uploadFile(id, 'a.bin', { path: file })).size;
+      results.stream = (await pail.uploadFile(id, 'b.bin', createReadStream(file))).size;
+      results.multipart = (await pail.uploadMultipart(id, 'c.bin', { path: file })).size;
+      // A stream not read at once must survive a garbage collection meanwhile.
+      const stream = await pail.downloadStream(id, 'a.bin');
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      gc();
+      let read = 0;
+      for await (const part of stream) read += part.byteLength;
+      results.downloadStream = read;
+      results.downloadToPath = await pail.downloadToPath(id, 'b.bin', out);
+      clearInterval(watch);
+      results.peakArrayBuffersMB = Math.round(peak / 1e6);
+      console.log(JSON.stringify(results));
+      `,
+    );
+    const user = await signUp(server.url);
+    const { stdout } = await run(process.execPath, ['--expose-gc', script, server.url, user.apiKey, big, path.join(tmp, 'large-copy.bin')], { cwd: tmp });
+    const results = JSON.parse(stdout);
+    expect(results).toMatchObject({ path: SIZE, stream: SIZE, multipart: SIZE, downloadStream: SIZE, downloadToPath: SIZE });
+    // Holding the file (the failure this guards against) would be 64 MB or more.
+    expect(results.peakArrayBuffersMB).toBeLessThan(32);
+    await rm(big);
+    await rm(path.join(tmp, 'large-copy.bin'));
+  }, 120_000);
+
+  it('runs the README example (examples/quickstart.mjs) as a new user would: it uploads and downloads a file', async () => {
     const readme = await readFile(path.join(sdkDir, 'README.md'), 'utf8');
     const example = await readFile(path.join(sdkDir, 'examples/quickstart.mjs'), 'utf8');
     const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
     expect(blocks).toContain(example);
 
     // The example imports '@pail/sdk', which is the built package: build it first.
-    await run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'packages/sdk'], { cwd: repoRoot });
+    await buildSdk();
     const user = await signUp(server.url);
     const { stdout } = await run(process.execPath, ['packages/sdk/examples/quickstart.mjs'], {
       cwd: repoRoot,
