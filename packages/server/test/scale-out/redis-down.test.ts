@@ -57,6 +57,39 @@ describe('Redis unreachable', () => {
     expect(me.status).toBe(200);
   });
 
+  it('a Redis that stops answering after the connection is up does not hang requests either', async () => {
+    // Answers what the client sends while connecting (CLIENT SETINFO, the INFO ready check), so
+    // the client is ready; then swallows every command: like a Redis that stalls, or a network
+    // that starts dropping packets, mid-connection.
+    const sockets = new Set<import('node:net').Socket>();
+    const stalls = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', (data: Buffer) => {
+        for (const [, command] of data.toString().toLowerCase().matchAll(/\r\n(client|info)\r\n/g)) {
+          socket.write(command === 'client' ? '+OK\r\n' : '$9\r\nloading:0\r\n');
+        }
+      });
+    });
+    await new Promise<void>((resolve) => stalls.listen(0, '127.0.0.1', resolve));
+    const address = stalls.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const stalled = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+    try {
+      const other = await signUp(stalled.url);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // let the client become ready
+      const { response, ms } = await timed(
+        fetch(`${stalled.url}/api/v1/buckets`, { headers: { 'x-api-key': other.apiKey }, signal: AbortSignal.timeout(20_000) }),
+      );
+      expect(response.status).toBe(503);
+      expect(typeof (await json(response)).error).toBe('string');
+      expect(ms).toBeLessThan(10_000);
+    } finally {
+      await stalled.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => stalls.close(() => resolve()));
+    }
+  });
+
   it('a Redis that accepts connections but never answers does not hang requests either', async () => {
     // A TCP server that swallows everything: ioredis connects, then waits for replies that never come.
     blackHole = createServer((socket) => socket.on('data', () => {}));
