@@ -48,12 +48,21 @@ function buildDashboard(): Promise<string> {
   built ??= (async () => {
     const outDir = await mkdtemp(path.join(os.tmpdir(), 'pail-dashboard-'));
     const { build } = await import('vite');
-    await build({
-      root: dashboardDir,
-      configFile: path.join(dashboardDir, 'vite.config.ts'),
-      logLevel: 'warn',
-      build: { outDir, emptyOutDir: true, sourcemap: false },
-    });
+    // Vitest sets NODE_ENV=test, and Vite would then bundle React's development
+    // build; the test is about what ships, so build for production.
+    const nodeEnv = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      await build({
+        root: dashboardDir,
+        configFile: path.join(dashboardDir, 'vite.config.ts'),
+        mode: 'production',
+        logLevel: 'warn',
+        build: { outDir, emptyOutDir: true, sourcemap: false },
+      });
+    } finally {
+      process.env.NODE_ENV = nodeEnv;
+    }
     return outDir;
   })();
   return built;

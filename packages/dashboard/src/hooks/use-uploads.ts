@@ -35,6 +35,13 @@ interface Sample {
 
 let counter = 0;
 
+function errorKind(err: unknown): UploadItem['errorKind'] {
+  if (!(err instanceof ApiError)) return 'other';
+  if (err.code === 'StorageLimitExceeded' || (err.status === 409 && /storage/i.test(err.message))) return 'storage-cap';
+  if (err.code === 'PayloadTooLarge' || err.status === 413) return 'file-cap';
+  return 'other';
+}
+
 export function useUploads(bucketId: number, onUploaded: (result: UploadResult) => void) {
   const [items, setItems] = useState<UploadItem[]>([]);
   const files = useRef(new Map<string, File>());
@@ -83,11 +90,10 @@ export function useUploads(bucketId: number, onUploaded: (result: UploadResult) 
             update(item.id, { status: 'cancelled' });
             return;
           }
-          const status = err instanceof ApiError ? err.status : 0;
           update(item.id, {
             status: 'error',
             error: err instanceof Error ? err.message : String(err),
-            errorKind: status === 409 && /storage/i.test(String((err as Error).message)) ? 'storage-cap' : status === 413 ? 'file-cap' : 'other',
+            errorKind: errorKind(err),
           });
         },
       );
