@@ -5,7 +5,7 @@
  * retry on 429 as `Retry-After` says, when the request body can be resent.
  */
 import type { BucketObject, ListBucketsBody, ListFilesBody, StorageBucket, UploadResult } from './types.js';
-import { BucketNotFoundError, errorFromResponse, FileNotFoundError, PailError, RateLimitError } from './errors.js';
+import { BucketNotFoundError, errorFromResponse, FileNotFoundError, PailError, RateLimitError, ValidationError } from './errors.js';
 import { bodyAsBlob, IS_NODE, prepareBody, type PreparedBody, type UploadBody } from './upload-body.js';
 
 export type { BucketObject, ErrorCode, StorageBucket, UploadResult } from './types.js';
@@ -174,7 +174,8 @@ export class Pail {
     if (!options || typeof options.baseUrl !== 'string' || options.baseUrl === '') {
       throw new TypeError('new Pail({ baseUrl, apiKey }): baseUrl is required');
     }
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    // The server's address; the Developer API's own base is accepted too.
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/api\/v1\/buckets?$/, '');
     this.apiKey = options.apiKey;
     // Looked up at call time, so a fetch polyfilled later is still found.
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -345,11 +346,24 @@ export class Pail {
 
   // -------------------------------------------------------------- internals
 
+  /**
+   * Names a URL cannot carry as a path segment (`''`, `.`, `..`: URL parsing
+   * would drop or resolve them and the request would reach another route) are
+   * refused here with the error the server gives for such names.
+   */
   private segment(id: BucketId): string {
-    return encodeURIComponent(String(id));
+    const text = String(id);
+    if (text === '' || text === '.' || text === '..') throw new BucketNotFoundError('Bucket not found', { status: 404, code: 'BucketNotFound' });
+    return encodeURIComponent(text);
   }
 
   private filePath(id: BucketId, filename: string): string {
+    if (typeof filename !== 'string' || filename === '') {
+      throw new ValidationError('Filename is required', { status: 400, code: 'ValidationError' });
+    }
+    if (filename === '.' || filename === '..') {
+      throw new ValidationError('Filename must not be . or ..', { status: 400, code: 'ValidationError' });
+    }
     return `/${this.segment(id)}/files/${encodeURIComponent(filename)}`;
   }
 

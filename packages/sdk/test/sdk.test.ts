@@ -146,6 +146,12 @@ describe('buckets', () => {
     expect(await rejection(wrong.createBucket('whatever'))).toBeInstanceOf(UnauthorizedError);
     expect(await rejection(new Pail({ baseUrl: `${server.url}/` }).listBuckets())).toBeInstanceOf(UnauthorizedError);
   });
+
+  it('accepts the Developer API base as baseUrl too', async () => {
+    const apiKey = (await signUp(server.url)).apiKey;
+    const bucket = await new Pail({ baseUrl: `${server.url}/api/v1/buckets/`, apiKey }).createBucket('via-api-base');
+    expect((await new Pail({ baseUrl: `${server.url}/api/v1/bucket`, apiKey }).getBucket(bucket.id)).name).toBe('via-api-base');
+  });
 });
 
 describe('uploads and downloads', () => {
@@ -260,6 +266,13 @@ describe('uploads and downloads', () => {
 
     const bad = await rejection(pail.uploadFile(bucketId, 'a/b.txt', 'x'));
     expect(bad).toBeInstanceOf(ValidationError);
+    // Names a URL path cannot carry are refused before any request, as the server would.
+    for (const name of ['', '.', '..']) {
+      expect(await rejection(pail.uploadFile(bucketId, name, 'x'))).toMatchObject({ status: 400, code: 'ValidationError' });
+      expect(await rejection(pail.downloadFile(bucketId, name))).toBeInstanceOf(ValidationError);
+    }
+    expect(await rejection(pail.getBucket(''))).toBeInstanceOf(BucketNotFoundError);
+    expect(await rejection(pail.getBucket('..'))).toBeInstanceOf(BucketNotFoundError);
   });
 
   it('downloads as a stream, to a path, and by range', async () => {
