@@ -17,7 +17,9 @@ import { migrateToLatest, openDatabase } from './db/database.js';
 import { ApiKeyAuthenticator } from './domain/api-keys.js';
 import { resumePurges } from './domain/bucket-deletion.js';
 import { collectGarbage } from './domain/garbage-collection.js';
+import { MetadataCache } from './domain/metadata-cache.js';
 import { ObjectCache } from './domain/object-cache.js';
+import type { ReadableObject } from './domain/objects.js';
 import { sessionTokens } from './domain/sessions.js';
 import { apiKeyAuth, sessionAuth } from './http/auth.js';
 import type { AppContext } from './http/context.js';
@@ -53,6 +55,9 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     : undefined;
   redis?.on('error', () => {}); // ioredis reconnects by itself; requests meanwhile get 503.
   const cache = new ObjectCache(config.cacheMaxObjectBytes, config.cacheMaxBytes);
+  // Lookups are cached only where this process is the only writer (see metadata-cache.ts).
+  const lookups = dialect === 'sqlite' ? new MetadataCache<ReadableObject>({ max: 10_000, ttlMs: 5_000 }) : null;
+  const keyOwners = dialect === 'sqlite' ? new MetadataCache<Awaited<ReturnType<ApiKeyAuthenticator['authenticate']>> & object>({ max: 10_000, ttlMs: 2_000 }) : null;
   const ctx: AppContext = {
     config,
     db,
@@ -63,12 +68,13 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
       dialect,
       blobs,
       cache,
+      lookups,
       plans: config.plans,
       maxFileBytes: config.maxFileBytes,
       storageHost: `${config.publicUrl}/storage`,
     },
     tokens: sessionTokens(await sessionSecret(config.sessionSecret, config.dataDir)),
-    apiKeys: new ApiKeyAuthenticator(db),
+    apiKeys: new ApiKeyAuthenticator(db, keyOwners),
     rateLimits: new RateLimits(config, redis),
   };
 

@@ -3,6 +3,7 @@
  * the app, listen, and on SIGTERM/SIGINT stop taking new requests, let the
  * ones in flight finish, then close the stores.
  */
+import './threadpool.js';
 import 'dotenv/config';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';

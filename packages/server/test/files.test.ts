@@ -389,3 +389,37 @@ describe('bucket deletion', () => {
     expect((await put(bucket, 'late.txt', 'x')).status).toBe(404);
   });
 });
+
+describe('caches never serve what they should not', () => {
+  it('after warm reads, an overwrite serves the new bytes, a delete 404s, and going private refuses strangers', async () => {
+    const bucket = await newBucket();
+    const first = randomBytes(2000);
+    const second = randomBytes(3000);
+    await put(bucket, 'hot.bin', first);
+    const read = async (headers: Record<string, string> = auth()) => fetch(api(`/${bucket}/files/hot.bin`), { headers });
+    for (let i = 0; i < 3; i++) expect(Buffer.from(await (await read()).arrayBuffer()).equals(first)).toBe(true);
+    await put(bucket, 'hot.bin', second);
+    const afterOverwrite = await read();
+    expect(afterOverwrite.headers.get('content-length')).toBe('3000');
+    expect(Buffer.from(await afterOverwrite.arrayBuffer()).equals(second)).toBe(true);
+
+    await fetch(api(`/${bucket}/visibility`), { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: '{"visibility":"public"}' });
+    for (let i = 0; i < 3; i++) expect((await read({})).status).toBe(200);
+    await fetch(api(`/${bucket}/visibility`), { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: '{"visibility":"private"}' });
+    expect((await read({})).status).toBe(401);
+
+    expect((await fetch(api(`/${bucket}/files/hot.bin`), { method: 'DELETE', headers: auth() })).status).toBe(200);
+    const gone = await read();
+    expect(gone.status).toBe(404);
+    expect(await json(gone)).toMatchObject({ error: 'File not found' });
+  });
+
+  it('a revoked key is refused at once, even right after it was used', async () => {
+    const fresh = await signUp(server.url);
+    for (let i = 0; i < 3; i++) expect((await fetch(api(''), { headers: auth(fresh) })).status).toBe(200);
+    const keys = await json(await fetch(`${server.url}/api/keys`, { headers: { authorization: `Bearer ${fresh.token}` } }));
+    const revoked = await fetch(`${server.url}/api/keys/${keys.data[0].id}`, { method: 'DELETE', headers: { authorization: `Bearer ${fresh.token}` } });
+    expect(revoked.status).toBe(200);
+    expect((await fetch(api(''), { headers: auth(fresh) })).status).toBe(401);
+  });
+});

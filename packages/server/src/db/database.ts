@@ -4,7 +4,8 @@
  * starting together never race.
  */
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -28,7 +29,7 @@ export function openDatabase(config: DatabaseConfig): OpenDatabase {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite' };
+    return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }), dialect: 'sqlite' };
   }
   const pool = new pg.Pool({
     connectionString: config.url,
@@ -47,6 +48,27 @@ export function openDatabase(config: DatabaseConfig): OpenDatabase {
   // process. The pool drops that connection and the next query opens a new one.
   pool.on('error', () => {});
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
+}
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running a
+ * simple indexed lookup. Keeping prepared statements by their SQL text makes
+ * the hot paths (key lookup, object lookup) one step instead of two. Bounded,
+ * because `in (…)` lists of varying length make many distinct texts.
+ */
+function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  const statements = new LRUCache<string, SQLite.Statement>({ max: 500 });
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = sqlite.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<string[]> {

@@ -9,6 +9,7 @@ import type { Db } from '../db/database.js';
 import type { ApiKeyRow, UserRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
+import type { MetadataCache } from './metadata-cache.js';
 
 const KEY_MARK = 'pail_';
 const PREFIX_LENGTH = KEY_MARK.length + 8;
@@ -69,25 +70,49 @@ export async function revokeApiKey(db: Db, userId: number, keyId: number): Promi
   if (Number(result.numUpdatedRows) === 0) throw errors.apiKeyNotFound();
 }
 
+type KeyOwner = { user: UserRow; keyId: number };
+
 export class ApiKeyAuthenticator {
   private readonly lastWritten = new Map<number, number>();
-  constructor(private readonly db: Db) {}
+  /**
+   * @param cache key hash -> owner, on the embedded backend only (see
+   *   metadata-cache.ts); revoking a key through this process empties it, and
+   *   its short TTL bounds what another process (the CLI) changes.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly cache: MetadataCache<KeyOwner> | null = null,
+  ) {}
 
   /** The owner of a live key, or null. */
-  async authenticate(key: string): Promise<{ user: UserRow; keyId: number } | null> {
+  async authenticate(key: string): Promise<KeyOwner | null> {
     if (!key.startsWith(KEY_MARK) || key.length > 200) return null;
+    const hash = hashApiKey(key);
+    const cached = this.cache?.get(hash);
+    if (cached) {
+      this.touch(cached.keyId);
+      return cached;
+    }
+    const mark = this.cache?.mark() ?? 0;
     const row = await this.db
       .selectFrom('api_keys')
       .innerJoin('users', 'users.id', 'api_keys.user_id')
       .selectAll('users')
       .select(['api_keys.id as key_id'])
-      .where('api_keys.key_hash', '=', hashApiKey(key))
+      .where('api_keys.key_hash', '=', hash)
       .where('api_keys.revoked_at', 'is', null)
       .executeTakeFirst();
     if (!row) return null;
     const { key_id: keyId, ...user } = row;
     this.touch(keyId);
-    return { user, keyId };
+    const owner = { user, keyId };
+    this.cache?.set(hash, owner, mark);
+    return owner;
+  }
+
+  /** A key was revoked or an owner changed: stop trusting what is cached. */
+  forget(): void {
+    this.cache?.invalidate();
   }
 
   private touch(keyId: number): void {

@@ -30,6 +30,7 @@ export async function deleteBucket(ports: ObjectPorts, ownerId: number, bucketId
       .where('id', '=', ownerId)
       .execute();
   });
+  ports.lookups?.invalidate();
   await purgeBucket(ports, bucketId);
 }
 

@@ -107,7 +107,13 @@ export async function getOwnBucket(db: Db, ownerId: number, rawId: string): Prom
   return row;
 }
 
-export async function setVisibility(db: Db, ownerId: number, rawId: string, body: Record<string, unknown>): Promise<void> {
+export async function setVisibility(
+  ports: { db: Db; lookups: { invalidate(): void } | null },
+  ownerId: number,
+  rawId: string,
+  body: Record<string, unknown>,
+): Promise<void> {
+  const { db } = ports;
   const isPublic = parseVisibility(body, true);
   const bucket = await getOwnBucket(db, ownerId, rawId);
   await db
@@ -116,4 +122,5 @@ export async function setVisibility(db: Db, ownerId: number, rawId: string, body
     .where('id', '=', bucket.id)
     .where('deleted_at', 'is', null)
     .execute();
+  ports.lookups?.invalidate();
 }

@@ -14,6 +14,7 @@ import type { Dialect } from '../db/migrations.js';
 import type { BucketRow, ObjectRow, UserRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
+import type { MetadataCache } from './metadata-cache.js';
 import type { ObjectCache } from './object-cache.js';
 import { planOf, type PlanLimits } from './users.js';
 
@@ -22,6 +23,8 @@ export interface ObjectPorts {
   dialect: Dialect;
   blobs: BlobStore;
   cache: ObjectCache;
+  /** Object lookups kept in memory; null where other processes also write (PostgreSQL). */
+  lookups: MetadataCache<ReadableObject> | null;
   plans: PlanLimits;
   maxFileBytes: number;
   /** `<public_url>/storage`: the host part of every object's `url`. */
@@ -73,7 +76,8 @@ export async function uploadObject(ports: ObjectPorts, input: UploadInput): Prom
   // Room left under the cap, counting the replaced file's bytes as freed. Only a
   // guide to stop a doomed upload early; the commit below is the real check.
   const existing = await findObjectRow(ports.db, bucket.id, filename);
-  const headroom = Math.max(0, cap - owner.storage_used_bytes + (existing?.size ?? 0));
+  const usage = await ports.db.selectFrom('users').select('storage_used_bytes').where('id', '=', owner.id).executeTakeFirst();
+  const headroom = Math.max(0, cap - (usage?.storage_used_bytes ?? 0) + (existing?.size ?? 0));
   if (input.declaredSize !== undefined && input.declaredSize > headroom) throw errors.storageLimit(plan, cap);
   const maxBytes = Math.min(ports.maxFileBytes, headroom);
 
@@ -90,6 +94,7 @@ export async function uploadObject(ports: ObjectPorts, input: UploadInput): Prom
 
   try {
     const replaced = await commitUpload(ports, { ownerId: owner.id, cap, plan, bucketId: bucket.id, filename, storageKey, contentType: input.contentType, ...stored });
+    ports.lookups?.invalidate();
     if (replaced) await retireBlobs(ports, [replaced]);
     return { filename, size: stored.size, updated: replaced !== null };
   } catch (error) {
@@ -232,6 +237,7 @@ export async function deleteObject(ports: ObjectPorts, bucket: BucketRow, filena
       .execute();
     return old.storage_key;
   });
+  ports.lookups?.invalidate();
   await retireBlobs(ports, [removed]);
 }
 
@@ -253,12 +259,30 @@ export interface ReadableObject {
  * query, because this is the hottest path of the service.
  */
 export async function findReadable(
-  db: Db,
+  ports: Pick<ObjectPorts, 'db' | 'lookups'>,
   bucketRef: { id: number } | { storageName: string },
   filename: string,
   callerId: number | null,
 ): Promise<ReadableObject> {
-  const row = await db
+  const cacheKey = 'id' in bucketRef ? `i${bucketRef.id}/${filename}` : `s${bucketRef.storageName}/${filename}`;
+  const cached = ports.lookups?.get(cacheKey);
+  const found = cached ?? (await lookUpReadable(ports, cacheKey, bucketRef, filename));
+  if (!found || (found.bucket.public !== 1 && found.bucket.owner_id !== callerId)) {
+    // Without credentials the answer is "show a key" whether the bucket is private or absent, which leaks nothing.
+    throw callerId === null ? errors.unauthorized() : errors.bucketNotFound();
+  }
+  if (found.object === null) throw errors.fileNotFound();
+  return found as ReadableObject;
+}
+
+async function lookUpReadable(
+  ports: Pick<ObjectPorts, 'db' | 'lookups'>,
+  cacheKey: string,
+  bucketRef: { id: number } | { storageName: string },
+  filename: string,
+): Promise<{ bucket: ReadableObject['bucket']; object: ObjectRow | null } | null> {
+  const mark = ports.lookups?.mark() ?? 0;
+  const row = await ports.db
     .selectFrom('buckets')
     .leftJoin('objects', (join) => join.onRef('objects.bucket_id', '=', 'buckets.id').on('objects.filename', '=', filename))
     .select([
@@ -277,13 +301,11 @@ export async function findReadable(
     .$if('storageName' in bucketRef, (q) => q.where('buckets.storage_name', '=', (bucketRef as { storageName: string }).storageName))
     .where('buckets.deleted_at', 'is', null)
     .executeTakeFirst();
-  if (!row || (row.public !== 1 && row.owner_id !== callerId)) {
-    // Without credentials the answer is "show a key" whether the bucket is private or absent, which leaks nothing.
-    throw callerId === null ? errors.unauthorized() : errors.bucketNotFound();
-  }
-  if (row.storage_key === null) throw errors.fileNotFound();
-  return {
-    bucket: { id: row.bucket_id, owner_id: row.owner_id, public: row.public, storage_name: row.storage_name },
+  if (!row) return null;
+  const bucket = { id: row.bucket_id, owner_id: row.owner_id, public: row.public, storage_name: row.storage_name };
+  if (row.storage_key === null) return { bucket, object: null };
+  const found: ReadableObject = {
+    bucket,
     object: {
       bucket_id: row.bucket_id,
       filename,
@@ -295,4 +317,6 @@ export async function findReadable(
       updated_at: row.updated_at as string,
     },
   };
+  ports.lookups?.set(cacheKey, found, mark);
+  return found;
 }

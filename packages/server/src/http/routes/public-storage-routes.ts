@@ -15,7 +15,7 @@ export function registerPublicStorageRoutes(app: FastifyInstance, ctx: AppContex
     scope.addHook('onRequest', optionalAnyAuth(ctx));
     const handler = async (request: FastifyRequest<{ Params: { bucket: string; filename: string } }>, reply: FastifyReply) => {
       const filename = parseFilename(request.params.filename);
-      const found = await findReadable(ctx.db, { storageName: request.params.bucket }, filename, request.principal.user?.id ?? null);
+      const found = await findReadable(ctx.objects, { storageName: request.params.bucket }, filename, request.principal.user?.id ?? null);
       return sendObject(ctx.objects, request, reply, found.bucket, found.object);
     };
     const schema = {

@@ -75,7 +75,7 @@ export function registerStorageApi(scope: FastifyInstance, ctx: AppContext, layo
       return { message: 'Bucket deleted successfully' };
     },
     async setVisibility(request: FastifyRequest<{ Params: { id: string }; Body: Record<string, unknown> }>) {
-      await setVisibility(db, signedIn(request.principal).id, request.params.id, request.body ?? {});
+      await setVisibility(objects, signedIn(request.principal).id, request.params.id, request.body ?? {});
       return { message: 'Visibility updated' };
     },
     async listFiles(request: FastifyRequest<{ Params: { id: string }; Querystring: { prefix?: string; limit?: string; cursor?: string } }>) {
@@ -112,7 +112,7 @@ export function registerStorageApi(scope: FastifyInstance, ctx: AppContext, layo
       const id = parseBucketId(request.params.id);
       if (id === null) throw errors.bucketNotFound();
       const filename = parseFilename(request.params.filename);
-      const found = await findReadable(db, { id }, filename, request.principal.user?.id ?? null);
+      const found = await findReadable(objects, { id }, filename, request.principal.user?.id ?? null);
       return sendObject(objects, request, reply, found.bucket, found.object);
     },
     async deleteFile(request: FileReq) {
