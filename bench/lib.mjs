@@ -1,0 +1,315 @@
+/**
+ * Shared pieces of the benchmark: starting servers pinned to the server core,
+ * talking to Pail's API to set up users, keys, buckets and files, running the
+ * load generator and the stream client on the load core, sampling RSS.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const REPO_DIR = path.dirname(BENCH_DIR);
+export const PAIL_MAIN = path.join(REPO_DIR, 'packages/server/dist/main.js');
+
+/** Cores: the server gets SERVER_CORE, the load generator (and this script's children) LOAD_CORE. */
+export const SERVER_CORE = process.env.BENCH_SERVER_CORE ?? '0';
+export const LOAD_CORE = process.env.BENCH_LOAD_CORE ?? '1';
+
+let tasksetChecked;
+export function hasTaskset() {
+  if (tasksetChecked === undefined) {
+    try {
+      execFileSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' });
+      tasksetChecked = true;
+    } catch {
+      tasksetChecked = false;
+    }
+  }
+  return tasksetChecked;
+}
+
+/** [command, args] running `node script args` on `core` (without taskset when it is missing). */
+export function pinnedNode(core, script, args = [], nodeArgs = []) {
+  const node = process.execPath;
+  return hasTaskset() ? ['taskset', ['-c', String(core), node, ...nodeArgs, script, ...args]] : [node, [...nodeArgs, script, ...args]];
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function tempDir(label) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `pail-bench-${label}-`));
+}
+
+/** Pail's own variables are removed from the inherited environment, so a developer's shell cannot change a run. */
+function cleanEnv() {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (/^(PORT|HOST|DATA_DIR|PUBLIC_URL|DATABASE_URL|REDIS_URL|REDIS_KEY_PREFIX|SESSION_SECRET|LOG_LEVEL|SIGNUP|TRUST_PROXY|MAX_FILE_BYTES|GC_GRACE_SECONDS|DASHBOARD_DIR|RATE_LIMIT_WINDOW_SECONDS|PUBLIC_RATE_LIMIT|LOGIN_RATE_LIMIT|CACHE_.*|PLAN_.*|S3_.*)$/.test(key)) {
+      delete env[key];
+    }
+  }
+  return env;
+}
+
+/** Rate limits out of the way and room for every file the run writes. */
+export const RAISED_LIMITS = {
+  PLAN_FREE_RATE_LIMIT: '1000000000',
+  PLAN_PLUS_RATE_LIMIT: '1000000000',
+  PLAN_PRO_RATE_LIMIT: '1000000000',
+  PLAN_MAX_RATE_LIMIT: '1000000000',
+  PUBLIC_RATE_LIMIT: '1000000000',
+  PLAN_FREE_STORAGE_BYTES: String(2 ** 40),
+};
+
+async function waitHealthy(base, child, label, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${label} exited with code ${child.exitCode} before it was ready`);
+    try {
+      const res = await fetch(`${base}/healthz`);
+      await res.arrayBuffer();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${label} did not answer /healthz within ${timeoutMs / 1000}s`);
+}
+
+/**
+ * A server process on the server core. `kind` is 'pail' or 'baseline'.
+ * Returns { base, pid, dataDir, stop() }.
+ */
+export async function startServer(kind, { label = kind, env = {}, nodeArgs = [] } = {}) {
+  const port = await freePort();
+  const dataDir = tempDir(label);
+  const script = kind === 'pail' ? PAIL_MAIN : path.join(BENCH_DIR, 'baseline-server.mjs');
+  if (kind === 'pail' && !fs.existsSync(PAIL_MAIN)) throw new Error(`${PAIL_MAIN} is missing: run npx tsc -b packages/server`);
+  const fullEnv =
+    kind === 'pail'
+      ? { ...cleanEnv(), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ...env }
+      : { ...cleanEnv(), PORT: String(port), BASELINE_ROOT: dataDir, ...env };
+  const [command, args] = pinnedNode(SERVER_CORE, script, [], nodeArgs);
+  const child = spawn(command, args, { cwd: dataDir, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const logFile = path.join(dataDir, 'server.log');
+  const log = fs.createWriteStream(logFile);
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitHealthy(base, child, label);
+  } catch (error) {
+    child.kill('SIGKILL');
+    await sleep(100);
+    const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-2000) : '';
+    throw new Error(`${error.message}\n${tail}`);
+  }
+  return {
+    kind,
+    label,
+    base,
+    pid: child.pid,
+    dataDir,
+    logFile,
+    async stop({ keepData = false } = {}) {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await once(child, 'exit').catch(() => {});
+        clearTimeout(timer);
+      }
+      if (!keepData) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Pail's API
+
+export async function api(base, method, url, { key, token, json, expect } = {}) {
+  const headers = {};
+  if (key) headers['x-api-key'] = key;
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (json !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(base + url, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+  const text = await res.text();
+  const ok = expect ? expect.includes(res.status) : res.ok;
+  if (!ok) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** Signs a user up and makes an API key. Returns { email, token, key }. */
+export async function makeUser(base, email) {
+  const signup = await api(base, 'POST', '/api/auth/signup', { json: { email, password: 'bench password 1234' }, expect: [201] });
+  const token = signup.data.token;
+  const created = await api(base, 'POST', '/api/keys', { token, json: { name: 'bench' }, expect: [201] });
+  return { email, token, key: created.data.key };
+}
+
+export async function makeBucket(base, key, name, visibility) {
+  const created = await api(base, 'POST', '/api/v1/buckets', { key, json: { name, visibility }, expect: [201] });
+  return created.data.id;
+}
+
+export async function putFile(base, key, bucketId, filename, bytes) {
+  const res = await fetch(`${base}/api/v1/buckets/${bucketId}/files/${encodeURIComponent(filename)}`, {
+    method: 'PUT',
+    headers: { 'x-api-key': key, 'content-type': 'application/octet-stream' },
+    body: bytes,
+  });
+  const text = await res.text();
+  if (res.status !== 201 && res.status !== 200) throw new Error(`PUT ${filename}: ${res.status} ${text.slice(0, 300)}`);
+}
+
+/** Walks a bucket's listing with limit=1000; returns { count, cursors } (cursors[i] starts page i+1). */
+export async function walkListing(base, key, bucketId) {
+  const cursors = [];
+  let count = 0;
+  let cursor = '';
+  for (;;) {
+    const page = await api(base, 'GET', `/api/v1/buckets/${bucketId}/files?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key });
+    count += page.data.length;
+    if (!page.next_cursor) break;
+    cursor = page.next_cursor;
+    cursors.push(cursor);
+  }
+  return { count, cursors };
+}
+
+// ---------------------------------------------------------------------------
+// Load generator and stream client, on the load core
+
+function runChildJson(script, spec, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const [command, args] = pinnedNode(LOAD_CORE, path.join(BENCH_DIR, script), [JSON.stringify(spec)]);
+    const child = spawn(command, args, { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const line = out.trim().split('\n').pop();
+      if (code !== 0 || !line) return reject(new Error(`${script} failed (exit ${code}): ${err.slice(-1000)}`));
+      try {
+        resolve(JSON.parse(line));
+      } catch {
+        reject(new Error(`${script} printed no JSON: ${out.slice(-500)} ${err.slice(-500)}`));
+      }
+    });
+  });
+}
+
+/** One autocannon run (see load.mjs for the spec). */
+export function runLoad(spec) {
+  return runChildJson('load.mjs', spec, ((spec.duration ?? 600) + 60) * 1000);
+}
+
+/** One W5/W6 transfer (see stream-client.mjs for the spec). */
+export function runStream(spec) {
+  return runChildJson('stream-client.mjs', spec, 15 * 60 * 1000);
+}
+
+// ---------------------------------------------------------------------------
+// Memory
+
+export function readRssKiB(pid, field = 'VmRSS') {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Resets the process's VmHWM to its current RSS (Linux; returns false if not allowed). */
+export function resetPeakRss(pid) {
+  try {
+    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Samples VmRSS every `everyMs`; stop() returns { peakKiB, samples }. */
+export function sampleRss(pid, everyMs = 50) {
+  let peak = readRssKiB(pid) ?? 0;
+  let samples = 1;
+  const timer = setInterval(() => {
+    const rss = readRssKiB(pid);
+    if (rss !== null) {
+      samples += 1;
+      if (rss > peak) peak = rss;
+    }
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      const rss = readRssKiB(pid);
+      if (rss !== null && rss > peak) peak = rss;
+      return { peakKiB: peak, samples };
+    },
+  };
+}
+
+/** Idle RSS: the median of a few samples over `ms`. */
+export async function idleRssKiB(pid, ms = 500) {
+  const values = [];
+  for (let t = 0; t < ms; t += 50) {
+    const rss = readRssKiB(pid);
+    if (rss !== null) values.push(rss);
+    await sleep(50);
+  }
+  return median(values);
+}
+
+// ---------------------------------------------------------------------------
+
+export function median(values) {
+  const sorted = values.filter((v) => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return null;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export const MiB = 1024 * 1024;
+export const GiB = 1024 * MiB;
+
+/**
+ * Puts `count` distinct small files named `<prefix>-<n>` into a bucket with
+ * many concurrent PUTs (the load generator, on the load core). Needs raised
+ * rate limits.
+ */
+export async function seedFiles(base, key, bucketId, { prefix, count, bytes = 16, connections = 64 }) {
+  const result = await runLoad({
+    url: `${base}/api/v1/buckets/${bucketId}/files`,
+    method: 'PUT',
+    headers: { 'x-api-key': key, 'content-type': 'application/octet-stream' },
+    bodyBytes: bytes,
+    connections,
+    amount: count,
+    distinct: { prefix },
+  });
+  if (result.ok !== count) throw new Error(`seeding ${prefix}: ${result.ok} of ${count} PUTs succeeded (${JSON.stringify(result.codes)}, ${result.errors} errors)`);
+  return result;
+}

@@ -1,0 +1,295 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: Pail against a bare Node baseline, W1–W7 plus the scaling,
+ * PostgreSQL + Redis and real-limits figures, in one run. See bench/README.md.
+ *
+ *   node bench/run.mjs [--quick] [--reps N] [--duration S] [--big N]
+ *                      [--no-build] [--no-pg] [--no-limits] [--no-stream]
+ *                      [--out FILE]
+ *
+ * Servers run on core 0 (taskset -c 0), autocannon, the stream client and this
+ * script on core 1. Results: printed, and bench/results/latest.json.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  BENCH_DIR,
+  LOAD_CORE,
+  REPO_DIR,
+  RAISED_LIMITS,
+  SERVER_CORE,
+  api,
+  hasTaskset,
+  idleRssKiB,
+  readRssKiB,
+  resetPeakRss,
+  runLoad,
+  runStream,
+  sampleRss,
+  startServer,
+} from './lib.mjs';
+import { renderHeader, renderTable, writeResults } from './report.mjs';
+import { loadCases, settings, setupBaseline, setupPail } from './workloads.mjs';
+
+// ---------------------------------------------------------------------------
+// Arguments
+
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(name);
+const option = (name) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+if (flag('--help') || flag('-h')) {
+  console.log(fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(2, 13).join('\n'));
+  process.exit(0);
+}
+
+// This script (and so every load child it starts) runs on the load core.
+if (hasTaskset() && process.env.PAIL_BENCH_PINNED !== '1') {
+  const child = spawn('taskset', ['-c', LOAD_CORE, process.execPath, ...process.execArgv, process.argv[1], ...argv], {
+    stdio: 'inherit',
+    env: { ...process.env, PAIL_BENCH_PINNED: '1' },
+  });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  await main();
+}
+
+async function main() {
+  const quick = flag('--quick');
+  const cfg = settings(quick);
+  if (option('--reps')) cfg.reps = Number(option('--reps'));
+  if (option('--duration')) cfg.duration = cfg.latencyDuration = Number(option('--duration'));
+  if (option('--big')) cfg.bigFiles = Number(option('--big'));
+  const out = path.resolve(option('--out') ?? path.join(BENCH_DIR, 'results', quick ? 'quick.json' : 'latest.json'));
+  const started = Date.now();
+  const log = (message) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}`);
+
+  if (os.cpus().length < 2) console.warn('warning: fewer than 2 cores: server and load generator share a core');
+  if (!hasTaskset()) console.warn('warning: taskset not found (util-linux): server and load are NOT pinned to separate cores');
+  const loadavgStart = os.loadavg();
+  if (loadavgStart[0] > 1.5) console.warn(`warning: load average is ${loadavgStart[0].toFixed(2)}: other work on this machine will skew the figures`);
+
+  if (!flag('--no-build')) {
+    log('building the server (npx tsc -b packages/server)');
+    try {
+      execFileSync('npx', ['tsc', '-b', 'packages/server'], { cwd: REPO_DIR, stdio: 'inherit' });
+    } catch {
+      console.warn('warning: the build failed; benchmarking the existing packages/server/dist');
+    }
+  }
+
+  const results = {
+    startedAt: new Date(started).toISOString(),
+    finishedAt: null,
+    quick,
+    settings: cfg,
+    git: gitInfo(),
+    machine: {
+      node: process.version,
+      cpus: os.cpus().length,
+      model: os.cpus()[0]?.model ?? '?',
+      serverCore: SERVER_CORE,
+      loadCore: LOAD_CORE,
+      taskset: hasTaskset(),
+      loadavgStart,
+      loadavgEnd: null,
+    },
+    skipped: {},
+    runs: {},
+    stream: {},
+  };
+
+  const servers = [];
+  const cleanups = [];
+  const start = async (kind, options) => {
+    const server = await startServer(kind, options);
+    servers.push(server);
+    return server;
+  };
+  let interrupted = false;
+  process.on('SIGINT', () => {
+    interrupted = true;
+    console.warn('interrupted: stopping after the current step');
+  });
+
+  try {
+    // --- servers and their data -------------------------------------------
+    log('starting Pail (SQLite, raised rate limits) and the bare Node baseline');
+    const pailServer = await start('pail', { label: 'pail', env: RAISED_LIMITS });
+    const baselineServer = await start('baseline', { label: 'baseline' });
+    log(`seeding Pail (W7 bucket of ${cfg.listFiles}, big bucket of ${cfg.bigFiles})`);
+    const pail = await setupPail(pailServer, cfg, log);
+    results.latePage = pail.latePage;
+    results.bigBucketFiles = pail.bigCount;
+    const baseline = setupBaseline(baselineServer, cfg);
+
+    let pg = null;
+    if (flag('--no-pg')) results.skipped.pg = '--no-pg';
+    else {
+      const backend = await postgresAndRedis();
+      if (backend.problem) {
+        results.skipped.pg = backend.problem;
+        log(`skipping PostgreSQL + Redis: ${backend.problem}`);
+      } else {
+        cleanups.push(backend.cleanup);
+        log('starting Pail on PostgreSQL + Redis');
+        const pgServer = await start('pail', { label: 'pg', env: { ...RAISED_LIMITS, ...backend.env } });
+        pg = await setupPail(pgServer, cfg, log, { withLists: false });
+      }
+    }
+
+    let limits = null;
+    if (flag('--no-limits')) results.skipped.limits = '--no-limits';
+    else {
+      log('starting Pail with the real per-plan limits');
+      const limitsServer = await start('pail', { label: 'limits' });
+      limits = await setupPail(limitsServer, cfg, log, { withLists: false });
+    }
+
+    const cases = loadCases({ pail, baseline, pg, limits }, cfg);
+    for (const c of cases) results.runs[c.id] = [];
+
+    // --- warm-up (not recorded) ----------------------------------------------
+    log(`warm-up: ${cases.length} cases × ${cfg.warmup} s`);
+    for (const c of cases) {
+      if (interrupted) break;
+      await runLoad({ ...(await c.spec(0)), duration: cfg.warmup });
+    }
+
+    // --- the repetitions, interleaved --------------------------------------
+    for (let rep = 1; rep <= cfg.reps && !interrupted; rep++) {
+      log(`repetition ${rep} of ${cfg.reps}`);
+      for (const c of cases) {
+        if (interrupted) break;
+        const result = await runLoad({ ...(await c.spec(rep)), duration: c.duration });
+        results.runs[c.id].push(result);
+        log(`  ${c.id.padEnd(16)} ${describe(c, result)}`);
+      }
+      if (!flag('--no-stream') && !interrupted) await streamRep(rep, pail, baseline, cfg, results, log);
+    }
+  } finally {
+    for (const server of servers.reverse()) await server.stop().catch(() => {});
+    for (const cleanup of cleanups) await cleanup().catch((error) => console.warn(`cleanup: ${error.message}`));
+  }
+
+  results.finishedAt = new Date().toISOString();
+  results.machine.loadavgEnd = os.loadavg();
+  writeResults(results, out);
+  console.log();
+  console.log(renderHeader(results));
+  console.log();
+  console.log(renderTable(results));
+  console.log();
+  console.log(`written to ${path.relative(process.cwd(), out)}`);
+}
+
+function describe(c, r) {
+  const problems = (r.errors ? ` errors=${r.errors}` : '') + (r.timeouts ? ` timeouts=${r.timeouts}` : '') + (r.non2xx && c.metric !== 'allRps' ? ` non2xx=${JSON.stringify(r.codes)}` : '');
+  if (c.metric === 'latency') return `p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms (${r.ok} requests)${problems}`;
+  if (c.metric === 'allRps') return `${Math.round(r.allRps)} answers/s, ${r.ok} × 2xx, codes ${JSON.stringify(r.codes)}`;
+  return `${Math.round(r.rps)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${problems}`;
+}
+
+// ---------------------------------------------------------------------------
+// W5/W6: one large upload and download per server, RSS sampled every 50 ms
+
+async function streamRep(rep, pail, baseline, cfg, results, log) {
+  const name = `big-${rep}.bin`;
+  const targets = {
+    pail: { server: pail.server, url: `${pail.server.base}/api/v1/buckets/${pail.priv}/files/${name}`, headers: { 'x-api-key': pail.key } },
+    baseline: { server: baseline.server, url: `${baseline.server.base}/files/${name}`, headers: {} },
+  };
+  for (const mode of ['upload', 'download']) {
+    for (const variant of ['pail', 'baseline']) {
+      const t = targets[variant];
+      const pid = t.server.pid;
+      const idleKiB = await idleRssKiB(pid);
+      const hwmReset = resetPeakRss(pid);
+      const sampler = sampleRss(pid, 50);
+      const r = await runStream({ mode, url: t.url, headers: t.headers, bytes: cfg.streamBytes, md5: false });
+      const { peakKiB, samples } = sampler.stop();
+      const hwmKiB = hwmReset ? readRssKiB(pid, 'VmHWM') : null;
+      const intact = (r.status === 200 || r.status === 201) && r.bytes === cfg.streamBytes;
+      const entry = { ...r, idleKiB, peakKiB, hwmKiB, samples, intact };
+      (results.stream[`${mode}/${variant}`] ??= []).push(entry);
+      const growth = (Math.max(peakKiB, hwmKiB ?? 0) - idleKiB) / 1024;
+      log(`  ${`${mode === 'upload' ? 'W5' : 'W6'}/${variant}`.padEnd(16)} ${r.mbps.toFixed(0)} MB/s, RSS idle ${(idleKiB / 1024).toFixed(1)} MiB, +${growth.toFixed(1)} MiB at peak${intact ? '' : ` NOT INTACT (status ${r.status}, ${r.bytes} bytes)`}`);
+    }
+  }
+  await api(pail.server.base, 'DELETE', `/api/v1/buckets/${pail.priv}/files/${name}`, { key: pail.key });
+  fs.rmSync(path.join(baseline.server.dataDir, name), { force: true });
+}
+
+// ---------------------------------------------------------------------------
+// PostgreSQL + Redis: a fresh schema and key prefix, dropped at the end
+
+async function postgresAndRedis() {
+  const dbUrl = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+  const redisUrl = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
+  let pg;
+  let Redis;
+  try {
+    pg = (await import('pg')).default;
+    Redis = (await import('ioredis')).Redis;
+  } catch (error) {
+    return { problem: `the pg / ioredis packages are not installed (${error.message})` };
+  }
+  const id = `${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+  const schema = `pail_bench_${id}`;
+  const client = new pg.Client({ connectionString: dbUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query(`CREATE SCHEMA ${schema}`);
+  } catch (error) {
+    await client.end().catch(() => {});
+    return { problem: `PostgreSQL not reachable at ${dbUrl} (${error.message})` };
+  }
+  await client.end();
+  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => {});
+  const prefix = `pail-bench:${id}:`;
+  const dropSchema = async () => {
+    const c = new pg.Client({ connectionString: dbUrl, connectionTimeoutMillis: 3000 });
+    await c.connect();
+    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await c.end();
+  };
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    await dropSchema().catch(() => {});
+    return { problem: `Redis not reachable at ${redisUrl} (${error.message})` };
+  }
+  const databaseUrl = `${dbUrl}${dbUrl.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
+  return {
+    env: { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix },
+    async cleanup() {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        if (keys.length) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+      redis.disconnect();
+      await dropSchema();
+    },
+  };
+}
+
+function gitInfo() {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_DIR, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'packages/server', 'packages/shared'], { cwd: REPO_DIR, encoding: 'utf8' }).trim() !== '';
+    return { commit, dirty };
+  } catch {
+    return null;
+  }
+}
