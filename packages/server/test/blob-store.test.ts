@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BlobNotFoundError, BlobTooLargeError } from '../src/blob/blob-store.js';
 import { FsBlobStore } from '../src/blob/fs-store.js';
 import { S3BlobStore, type S3StoreConfig } from '../src/blob/s3-store.js';
-import { chunked, collect, describeBlobStoreContract, failingAfter, md5 } from './blob-store-contract.js';
+import { chunked, collect, describeBlobStoreContract, failingAfter, sha256 } from './blob-store-contract.js';
 
 const MiB = 1024 * 1024;
 
@@ -146,7 +146,7 @@ describe('S3BlobStore specifics (s3rver)', () => {
 
       const result = await store.put('big/twenty', body);
 
-      expect(result).toEqual({ size: bytes.length, md5: md5(bytes) });
+      expect(result).toEqual({ size: bytes.length, sha256: sha256(bytes) });
       expect(commands).toContain('CreateMultipartUploadCommand');
       expect(commands.filter((c) => c === 'UploadPartCommand')).toHaveLength(3); // 8 + 8 + 4 MiB
       expect(commands).toContain('CompleteMultipartUploadCommand');

@@ -212,10 +212,10 @@ describe('ETag, Range and conditional requests', () => {
   });
   const get = (headers: Record<string, string> = {}, method = 'GET') => fetch(api(`/${bucket}/files/r.txt`), { method, headers: { ...auth(), ...headers } });
 
-  it('ETag is the MD5 of the content and changes with it', async () => {
+  it('ETag is the SHA-256 of the content and changes with it', async () => {
     const { createHash } = await import('node:crypto');
     const response = await get();
-    expect(response.headers.get('etag')).toBe(`"${createHash('md5').update(content).digest('hex')}"`);
+    expect(response.headers.get('etag')).toBe(`"${createHash('sha256').update(content).digest('hex')}"`);
     expect(response.headers.get('accept-ranges')).toBe('bytes');
   });
 

@@ -56,7 +56,7 @@ export class FsBlobStore implements BlobStore {
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<PutResult> {
     const finalPath = resolveUnder(this.root, key);
     const tmpPath = path.join(this.tmpDir, `${process.pid}-${randomUUID()}`);
-    const hash = createHash('md5');
+    const hash = createHash('sha256');
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
     let size = 0;
     try {
@@ -83,7 +83,7 @@ export class FsBlobStore implements BlobStore {
       await unlink(tmpPath).catch(() => {});
       throw error;
     }
-    return { size, md5: hash.digest('hex') };
+    return { size, sha256: hash.digest('hex') };
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {

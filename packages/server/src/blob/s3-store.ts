@@ -126,7 +126,7 @@ export class S3BlobStore implements BlobStore {
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<PutResult> {
     assertSafeKey(key);
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-    const hash = createHash('md5');
+    const hash = createHash('sha256');
     let size = 0;
     // The first failure on our side (source stream error or size cap). It wins
     // over whatever the SDK reports afterwards, e.g. a failed abort.
@@ -169,7 +169,7 @@ export class S3BlobStore implements BlobStore {
       throw sourceError ?? error;
     }
     if (sourceError !== undefined) throw sourceError; // defensive: the SDK should have rejected
-    return { size, md5: hash.digest('hex') };
+    return { size, sha256: hash.digest('hex') };
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {

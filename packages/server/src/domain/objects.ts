@@ -82,7 +82,7 @@ export async function uploadObject(ports: ObjectPorts, input: UploadInput): Prom
   const maxBytes = Math.min(ports.maxFileBytes, headroom);
 
   const storageKey = `${bucket.storage_name}/${randomUUID()}`;
-  let stored: { size: number; md5: string };
+  let stored: { size: number; sha256: string };
   try {
     stored = await ports.blobs.put(storageKey, input.body, { maxBytes, contentType: input.contentType });
   } catch (error) {
@@ -112,7 +112,7 @@ interface CommitInput {
   storageKey: string;
   contentType: string;
   size: number;
-  md5: string;
+  sha256: string;
 }
 
 /** Records a stored blob as the file's current version. Returns the replaced blob key, if any. */
@@ -147,7 +147,7 @@ async function commitUpload(ports: ObjectPorts, input: CommitInput): Promise<str
     if (Number(usage.numUpdatedRows) === 0) throw errors.storageLimit(input.plan, input.cap);
 
     const now = nowIso();
-    const version = { storage_key: input.storageKey, size: input.size, content_type: input.contentType, etag: input.md5, updated_at: now };
+    const version = { storage_key: input.storageKey, size: input.size, content_type: input.contentType, etag: input.sha256, updated_at: now };
     if (old) {
       await trx.updateTable('objects').set(version).where('bucket_id', '=', input.bucketId).where('filename', '=', input.filename).execute();
     } else {
