@@ -32,6 +32,8 @@ export interface ObjectPorts {
 }
 
 export const MAX_PAGE_SIZE = 1000;
+/** Uploads of a declared size up to this go straight to the store; the commit checks the cap. */
+const PRECHECK_ABOVE_BYTES = 1024 * 1024;
 
 export function parseFilename(raw: string): string {
   const problem = filenameProblem(raw);
@@ -74,12 +76,16 @@ export async function uploadObject(ports: ObjectPorts, input: UploadInput): Prom
     throw errors.fileTooLarge(ports.maxFileBytes);
   }
   // Room left under the cap, counting the replaced file's bytes as freed. Only a
-  // guide to stop a doomed upload early; the commit below is the real check.
-  const existing = await findObjectRow(ports.db, bucket.id, filename);
-  const usage = await ports.db.selectFrom('users').select('storage_used_bytes').where('id', '=', owner.id).executeTakeFirst();
-  const headroom = Math.max(0, cap - (usage?.storage_used_bytes ?? 0) + (existing?.size ?? 0));
-  if (input.declaredSize !== undefined && input.declaredSize > headroom) throw errors.storageLimit(plan, cap);
-  const maxBytes = Math.min(ports.maxFileBytes, headroom);
+  // guide to stop a doomed large upload early; the commit below is the real
+  // check, so small uploads of a known size skip the two lookups.
+  let maxBytes = ports.maxFileBytes;
+  if (input.declaredSize === undefined || input.declaredSize > PRECHECK_ABOVE_BYTES) {
+    const existing = await findObjectRow(ports.db, bucket.id, filename);
+    const usage = await ports.db.selectFrom('users').select('storage_used_bytes').where('id', '=', owner.id).executeTakeFirst();
+    const headroom = Math.max(0, cap - (usage?.storage_used_bytes ?? 0) + (existing?.size ?? 0));
+    if (input.declaredSize !== undefined && input.declaredSize > headroom) throw errors.storageLimit(plan, cap);
+    maxBytes = Math.min(maxBytes, headroom);
+  }
 
   const storageKey = `${bucket.storage_name}/${randomUUID()}`;
   let stored: { size: number; sha256: string };
