@@ -297,22 +297,36 @@ export class Pail {
     return heldBody(response);
   }
 
-  /** Streams a file to a path on disk (Node only). Resolves with the bytes written. */
+  /**
+   * Streams a file to a path on disk (Node only), replacing what is there.
+   * Resolves with the bytes written; if the download fails midway, the partial
+   * file is removed.
+   */
   async downloadToPath(id: BucketId, filename: string, path: string, options: DownloadOptions = {}): Promise<number> {
     const stream = await this.downloadStream(id, filename, options);
-    const { open } = await import('node:fs/promises');
-    const file = await open(path, 'w');
-    let written = 0;
+    const fs = await import('node:fs/promises');
+    let file: Awaited<ReturnType<typeof fs.open>>;
     try {
-      const reader = stream.getReader();
+      file = await fs.open(path, 'w');
+    } catch (error) {
+      await stream.cancel().catch(() => {});
+      throw error;
+    }
+    let written = 0;
+    const reader = stream.getReader();
+    try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
         await file.write(value);
         written += value.byteLength;
       }
-    } finally {
       await file.close();
+    } catch (error) {
+      await file.close().catch(() => {});
+      await fs.rm(path, { force: true }).catch(() => {});
+      await reader.cancel(error).catch(() => {});
+      throw error;
     }
     return written;
   }

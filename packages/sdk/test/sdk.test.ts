@@ -293,6 +293,16 @@ describe('uploads and downloads', () => {
     const target = path.join(tmp, 'downloaded.bin');
     expect(await pail.downloadToPath(bucketId, 'ranged.bin', target)).toBe(bytes.length);
     bytesEqual(await readFile(target), bytes);
+    expect(await pail.downloadToPath(bucketId, 'ranged.bin', target, { range: { start: 0, end: 9 } })).toBe(10);
+    bytesEqual(await readFile(target), bytes.subarray(0, 10));
+    // A target that cannot be opened: the download is cancelled. (A small file, received whole
+    // before the cancel: cancelling a body mid-way, then making another request, leaves a
+    // client connection open that never sends a request, and the test server's close() waits
+    // for Node's 60 s headers timeout on it.)
+    await pail.uploadFile(bucketId, 'tiny.txt', 'tiny');
+    expect(await rejection(pail.downloadToPath(bucketId, 'tiny.txt', path.join(tmp, 'no-such-dir', 'x.bin')))).toMatchObject({ code: 'ENOENT' });
+    expect(await rejection(pail.downloadToPath(bucketId, 'missing.bin', path.join(tmp, 'never.bin')))).toBeInstanceOf(FileNotFoundError);
+    await expect(readFile(path.join(tmp, 'never.bin'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('reads metadata with headFile and tells a missing file from a missing bucket', async () => {
