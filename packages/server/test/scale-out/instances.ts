@@ -73,6 +73,10 @@ export async function spawnServer(env: Record<string, string>, options: { readyT
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Never outlive the test process, however it ends.
+  const reap = () => child.kill('SIGKILL');
+  process.once('exit', reap);
+  child.once('exit', () => process.removeListener('exit', reap));
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

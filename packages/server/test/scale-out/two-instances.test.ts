@@ -39,8 +39,14 @@ beforeAll(async () => {
     PLAN_FREE_RATE_LIMIT: String(RATE_LIMIT),
     PUBLIC_RATE_LIMIT: '100000',
   };
-  // Started together on a schema nobody has migrated yet.
-  [a, b] = await Promise.all([spawnServer(shared), spawnServer(shared)]);
+  // Started together on a schema nobody has migrated yet. If one fails, stop the other.
+  const started = await Promise.allSettled([spawnServer(shared), spawnServer(shared)]);
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    for (const s of started) if (s.status === 'fulfilled') await s.value.stop();
+    throw failed.reason;
+  }
+  [a, b] = started.map((s) => (s as PromiseFulfilledResult<ServerProcess>).value) as [ServerProcess, ServerProcess];
 }, 90_000);
 
 afterAll(async () => {
