@@ -423,3 +423,22 @@ describe('caches never serve what they should not', () => {
     expect((await fetch(api(''), { headers: auth(fresh) })).status).toBe(401);
   });
 });
+
+describe('racing writes to one file', () => {
+  it('overwrites and deletes of one name in parallel never fail with 500 and leave counts equal to the listing', async () => {
+    const bucket = await newBucket();
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        i % 3 === 1
+          ? fetch(api(`/${bucket}/files/contested.bin`), { method: 'DELETE', headers: auth() })
+          : put(bucket, 'contested.bin', randomBytes(100 + i)),
+      ),
+    );
+    for (const response of results) expect([200, 201, 404]).toContain(response.status);
+    const info = await bucketInfo(bucket);
+    const files = (await listAll(bucket)).data;
+    expect(info.object_count).toBe(files.length);
+    expect(info.total_bytes).toBe(files.reduce((sum: number, f: { size: number }) => sum + f.size, 0));
+    expect(files.length).toBeLessThanOrEqual(1);
+  });
+});

@@ -296,8 +296,13 @@ export class S3BlobStore implements BlobStore {
         }),
       );
     } catch (error) {
-      // Another instance may have created it between our HeadBucket and CreateBucket.
-      if (errorName(error) !== 'BucketAlreadyOwnedByYou') throw error;
+      // Another instance may have created it between our HeadBucket and
+      // CreateBucket; stores word that differently (BucketAlreadyOwnedByYou,
+      // BucketAlreadyExists), so ask again whether it is there now.
+      if (errorName(error) === 'BucketAlreadyOwnedByYou') return;
+      await this.check().catch(() => {
+        throw error;
+      });
     }
   }
 }

@@ -11,7 +11,8 @@ import type { Readable } from 'node:stream';
 import { BlobTooLargeError, type BlobStore } from '../blob/blob-store.js';
 import type { Db } from '../db/database.js';
 import type { Dialect } from '../db/migrations.js';
-import type { BucketRow, ObjectRow, UserRow } from '../db/schema.js';
+import type { Transaction } from 'kysely';
+import type { BucketRow, Database, ObjectRow, UserRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
 import type { MetadataCache } from './metadata-cache.js';
@@ -126,14 +127,7 @@ async function commitUpload(ports: ObjectPorts, input: CommitInput): Promise<str
   return ports.db.transaction().execute(async (trx) => {
     // Locking the bucket row serialises commits per bucket on PostgreSQL (SQLite
     // serialises all writes), so two uploads of one name cannot both count as new.
-    const live = await trx
-      .selectFrom('buckets')
-      .select('id')
-      .where('id', '=', input.bucketId)
-      .where('deleted_at', 'is', null)
-      .$if(ports.dialect === 'postgres', (q) => q.forUpdate())
-      .executeTakeFirst();
-    if (!live) throw errors.bucketNotFound();
+    await lockLiveBucket(trx, ports.dialect, input.bucketId);
 
     const old = await trx
       .selectFrom('objects')
@@ -169,6 +163,22 @@ async function commitUpload(ports: ObjectPorts, input: CommitInput): Promise<str
       .execute();
     return old?.storage_key ?? null;
   });
+}
+
+/**
+ * Locks a live bucket's row for the rest of the transaction (PostgreSQL; SQLite
+ * serialises all writes anyway), or fails with Bucket not found. Every write
+ * to a bucket's objects takes this lock first, so they never deadlock.
+ */
+async function lockLiveBucket(trx: Transaction<Database>, dialect: Dialect, bucketId: number): Promise<void> {
+  const live = await trx
+    .selectFrom('buckets')
+    .select('id')
+    .where('id', '=', bucketId)
+    .where('deleted_at', 'is', null)
+    .$if(dialect === 'postgres', (q) => q.forUpdate())
+    .executeTakeFirst();
+  if (!live) throw errors.bucketNotFound();
 }
 
 export function findObjectRow(db: Db, bucketId: number, filename: string): Promise<ObjectRow | undefined> {
@@ -224,6 +234,9 @@ function decodeCursor(cursor: string): string {
 
 export async function deleteObject(ports: ObjectPorts, bucket: BucketRow, filename: string): Promise<void> {
   const removed = await ports.db.transaction().execute(async (trx) => {
+    // Same lock order as commitUpload (bucket row, then object row), so a
+    // delete racing an overwrite of one file waits instead of deadlocking.
+    await lockLiveBucket(trx, ports.dialect, bucket.id);
     const old = await trx
       .deleteFrom('objects')
       .where('bucket_id', '=', bucket.id)
