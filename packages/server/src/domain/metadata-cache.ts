@@ -14,15 +14,16 @@
 import { LRUCache } from 'lru-cache';
 
 export class MetadataCache<V extends object> {
-  private readonly entries: LRUCache<string, V>;
+  private readonly entries: LRUCache<string, { value: V; epoch: number }>;
   private epoch = 0;
 
   constructor(options: { max: number; ttlMs: number }) {
-    this.entries = new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs, ttlAutopurge: false });
+    this.entries = new LRUCache<string, { value: V; epoch: number }>({ max: options.max, ttl: options.ttlMs });
   }
 
   get(key: string): V | undefined {
-    return this.entries.get(key);
+    const entry = this.entries.get(key);
+    return entry && entry.epoch === this.epoch ? entry.value : undefined;
   }
 
   /** Call before the query whose result may be stored. */
@@ -31,12 +32,14 @@ export class MetadataCache<V extends object> {
   }
 
   set(key: string, value: V, mark: number): void {
-    if (mark === this.epoch) this.entries.set(key, value);
+    if (mark === this.epoch) this.entries.set(key, { value, epoch: mark });
   }
 
-  /** Something changed: forget everything learnt before now. */
+  /**
+   * Something changed: forget everything learnt before now. O(1): older
+   * entries stop matching the epoch and age out of the LRU.
+   */
   invalidate(): void {
     this.epoch++;
-    this.entries.clear();
   }
 }
