@@ -78,10 +78,14 @@ export function registerStorageApi(scope: FastifyInstance, ctx: AppContext, layo
       await setVisibility(objects, signedIn(request.principal).id, request.params.id, request.body ?? {});
       return { message: 'Visibility updated' };
     },
-    async listFiles(request: FastifyRequest<{ Params: { id: string }; Querystring: { prefix?: string; limit?: string; cursor?: string } }>) {
+    async listFiles(request: FastifyRequest<{ Params: { id: string }; Querystring: { prefix?: string; limit?: string; cursor?: string } }>, reply: FastifyReply) {
       const bucket = await getOwnBucket(db, signedIn(request.principal).id, request.params.id);
       const page = await listObjects(objects, bucket, request.query);
-      return { data: page.objects, objects: page.objects, next_cursor: page.nextCursor };
+      // `objects` repeats `data` (service.md): serialise the page once, not twice.
+      const items = JSON.stringify(page.objects);
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(`{"data":${items},"objects":${items},"next_cursor":${JSON.stringify(page.nextCursor)}}`);
     },
     async uploadMultipart(request: BucketReq, reply: FastifyReply) {
       const user = signedIn(request.principal);
