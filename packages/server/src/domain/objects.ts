@@ -153,30 +153,35 @@ async function commitUpload(ports: ObjectPorts, input: CommitInput): Promise<str
     } else {
       await trx.insertInto('objects').values({ bucket_id: input.bucketId, filename: input.filename, created_at: now, ...version }).execute();
     }
-    await trx
+    const counted = await trx
       .updateTable('buckets')
       .set((eb) => ({
         object_count: eb('object_count', '+', old ? 0 : 1),
         total_bytes: eb('total_bytes', '+', delta),
       }))
       .where('id', '=', input.bucketId)
-      .execute();
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    // On SQLite this is the liveness check (see lockLiveBucket); a deleted bucket rolls everything back.
+    if (Number(counted.numUpdatedRows) === 0) throw errors.bucketNotFound();
     return old?.storage_key ?? null;
   });
 }
 
 /**
- * Locks a live bucket's row for the rest of the transaction (PostgreSQL; SQLite
- * serialises all writes anyway), or fails with Bucket not found. Every write
- * to a bucket's objects takes this lock first, so they never deadlock.
+ * On PostgreSQL, locks a live bucket's row for the rest of the transaction, or
+ * fails with Bucket not found. Every write to a bucket's objects takes this
+ * lock first, so they never deadlock. SQLite serialises all writes anyway, so
+ * there the statement is skipped and the final counts update checks liveness.
  */
 async function lockLiveBucket(trx: Transaction<Database>, dialect: Dialect, bucketId: number): Promise<void> {
+  if (dialect !== 'postgres') return;
   const live = await trx
     .selectFrom('buckets')
     .select('id')
     .where('id', '=', bucketId)
     .where('deleted_at', 'is', null)
-    .$if(dialect === 'postgres', (q) => q.forUpdate())
+    .forUpdate()
     .executeTakeFirst();
   if (!live) throw errors.bucketNotFound();
 }
@@ -244,11 +249,14 @@ export async function deleteObject(ports: ObjectPorts, bucket: BucketRow, filena
       .returning(['storage_key', 'size'])
       .executeTakeFirst();
     if (!old) throw errors.fileNotFound();
-    await trx
+    const counted = await trx
       .updateTable('buckets')
       .set((eb) => ({ object_count: eb('object_count', '-', 1), total_bytes: eb('total_bytes', '-', old.size) }))
       .where('id', '=', bucket.id)
-      .execute();
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    // A bucket deleted meanwhile already gave back its bytes: roll back rather than count them twice.
+    if (Number(counted.numUpdatedRows) === 0) throw errors.bucketNotFound();
     await trx
       .updateTable('users')
       .set((eb) => ({ storage_used_bytes: eb('storage_used_bytes', '-', old.size) }))
