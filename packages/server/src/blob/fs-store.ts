@@ -195,6 +195,8 @@ class WriteBatch {
   private chunks: Buffer[] = [];
   private bytes = 0;
   private inFlight: Promise<void> = Promise.resolve();
+  private unsynced = 0;
+  private syncing: Promise<void> = Promise.resolve();
 
   constructor(private readonly file: FileHandle) {}
 
@@ -203,12 +205,22 @@ class WriteBatch {
     this.bytes += chunk.length;
     if (this.bytes >= WRITE_BATCH_BYTES) {
       await this.inFlight;
+      this.unsynced += this.bytes;
       this.inFlight = writeAll(this.file, this.take());
+      // Large files: let the disk write behind us as we go, so the final fsync
+      // is short and the upload runs at disk speed rather than cache speed
+      // followed by one long flush. One background sync at a time.
+      if (this.unsynced >= SYNC_EVERY_BYTES) {
+        this.unsynced = 0;
+        await this.syncing;
+        this.syncing = this.file.datasync();
+      }
     }
   }
 
   async flush(): Promise<void> {
     await this.inFlight;
+    await this.syncing;
     if (this.chunks.length > 0) await writeAll(this.file, this.take());
   }
 
@@ -221,6 +233,7 @@ class WriteBatch {
 }
 
 const WRITE_BATCH_BYTES = 1024 * 1024;
+const SYNC_EVERY_BYTES = 32 * 1024 * 1024;
 
 /** writev, finishing with plain writes if the kernel took less than everything. */
 async function writeAll(file: FileHandle, chunks: Buffer[]): Promise<void> {

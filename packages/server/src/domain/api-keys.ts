@@ -75,7 +75,7 @@ type KeyOwner = { user: UserRow; keyId: number };
 export class ApiKeyAuthenticator {
   private readonly lastWritten = new Map<number, number>();
   /**
-   * @param cache key hash -> owner, on the embedded backend only (see
+   * @param cache key -> owner, on the embedded backend only (see
    *   metadata-cache.ts); revoking a key through this process empties it, and
    *   its short TTL bounds what another process (the CLI) changes.
    */
@@ -87,13 +87,14 @@ export class ApiKeyAuthenticator {
   /** The owner of a live key, or null. */
   async authenticate(key: string): Promise<KeyOwner | null> {
     if (!key.startsWith(KEY_MARK) || key.length > 200) return null;
-    const hash = hashApiKey(key);
-    const cached = this.cache?.get(hash);
+    // Cached by the key itself: a hit costs no hashing (the cache is memory, as the key in the request is).
+    const cached = this.cache?.get(key);
     if (cached) {
       this.touch(cached.keyId);
       return cached;
     }
     const mark = this.cache?.mark() ?? 0;
+    const hash = hashApiKey(key);
     const row = await this.db
       .selectFrom('api_keys')
       .innerJoin('users', 'users.id', 'api_keys.user_id')
@@ -106,7 +107,7 @@ export class ApiKeyAuthenticator {
     const { key_id: keyId, ...user } = row;
     this.touch(keyId);
     const owner = { user, keyId };
-    this.cache?.set(hash, owner, mark);
+    this.cache?.set(key, owner, mark);
     return owner;
   }
 

@@ -10,7 +10,21 @@ import type { BucketRow, ObjectRow } from '../db/schema.js';
 import { errors } from '../domain/errors.js';
 import type { ObjectPorts } from '../domain/objects.js';
 
+/**
+ * Headers depend only on the object row and the bucket's visibility. Cached
+ * rows are shared objects, so their headers are built once, not per request.
+ */
+const headerCache = new WeakMap<ObjectRow, { isPublic: number; headers: Record<string, string> }>();
+
 export function objectHeaders(bucket: Pick<BucketRow, 'public'>, object: ObjectRow): Record<string, string> {
+  const cached = headerCache.get(object);
+  if (cached && cached.isPublic === bucket.public) return cached.headers;
+  const headers = buildHeaders(bucket, object);
+  headerCache.set(object, { isPublic: bucket.public, headers });
+  return headers;
+}
+
+function buildHeaders(bucket: Pick<BucketRow, 'public'>, object: ObjectRow): Record<string, string> {
   return {
     'content-type': object.content_type,
     etag: `"${object.etag}"`,

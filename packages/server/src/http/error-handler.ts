@@ -6,6 +6,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errors } from '../domain/errors.js';
 
+const SMALL_BODY_BYTES = 64 * 1024;
+
 /** Framework and plugin errors a client can cause, and how to say them. */
 const CLIENT_ERRORS: Record<string, () => AppError> = {
   FST_ERR_CTP_INVALID_JSON_BODY: () => errors.validation('Body is not valid JSON'),
@@ -43,8 +45,11 @@ function toAppError(error: FastifyError): AppError | null {
 
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    // A body we stopped reading (cap reached, bad upload) is not worth draining.
-    if (!request.raw.complete) reply.header('connection', 'close');
+    // A large body we stopped reading (cap reached, bad upload) is not worth
+    // draining: close the connection. A small one Node drains, keeping it alive.
+    if (!request.raw.complete && !(Number(request.headers['content-length']) <= SMALL_BODY_BYTES)) {
+      reply.header('connection', 'close');
+    }
     reply.header('x-request-id', request.id);
     const appError = toAppError(error);
     if (appError) {
