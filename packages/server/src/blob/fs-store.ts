@@ -187,13 +187,18 @@ export class FsBlobStore implements BlobStore {
 }
 
 /**
- * Gathers incoming chunks and writes them about a mebibyte at a time, one
- * write in flight while the next batch fills: few thread-pool round trips,
- * and at most two batches in memory (the source waits while both are full).
+ * Copies incoming chunks into two reusable 1 MiB slabs and writes one while
+ * the other fills: few thread-pool round trips, at most 2 MiB held per upload,
+ * and the socket's chunks die young (holding them across a write would promote
+ * them to the old generation, where their memory waits for a full GC: +32 MiB
+ * of RSS per large upload, measured).
  */
 class WriteBatch {
-  private chunks: Buffer[] = [];
-  private bytes = 0;
+  // Small files never need more than the first, small slab; the two large
+  // ones appear once a file outgrows it.
+  private slabs = [Buffer.allocUnsafeSlow(FIRST_SLAB_BYTES)];
+  private filling = 0;
+  private used = 0;
   private inFlight: Promise<void> = Promise.resolve();
   private unsynced = 0;
   private syncing: Promise<void> = Promise.resolve();
@@ -201,48 +206,53 @@ class WriteBatch {
   constructor(private readonly file: FileHandle) {}
 
   async add(chunk: Buffer): Promise<void> {
-    this.chunks.push(chunk);
-    this.bytes += chunk.length;
-    if (this.bytes >= WRITE_BATCH_BYTES) {
-      await this.inFlight;
-      this.unsynced += this.bytes;
-      this.inFlight = writeAll(this.file, this.take());
-      // Large files: let the disk write behind us as we go, so the final fsync
-      // is short and the upload runs at disk speed rather than cache speed
-      // followed by one long flush. One background sync at a time.
-      if (this.unsynced >= SYNC_EVERY_BYTES) {
-        this.unsynced = 0;
-        await this.syncing;
-        this.syncing = this.file.datasync();
-      }
+    let offset = 0;
+    while (offset < chunk.length) {
+      const slab = this.slabs[this.filling]!;
+      const copied = chunk.copy(slab, this.used, offset);
+      offset += copied;
+      this.used += copied;
+      if (this.used === slab.length) await this.writeSlab();
     }
   }
 
   async flush(): Promise<void> {
     await this.inFlight;
     await this.syncing;
-    if (this.chunks.length > 0) await writeAll(this.file, this.take());
+    if (this.used > 0) await writeAll(this.file, this.slabs[this.filling]!, this.used);
   }
 
-  private take(): Buffer[] {
-    const chunks = this.chunks;
-    this.chunks = [];
-    this.bytes = 0;
-    return chunks;
+  private async writeSlab(): Promise<void> {
+    await this.inFlight;
+    this.inFlight = writeAll(this.file, this.slabs[this.filling]!, this.used);
+    this.unsynced += this.used;
+    if (this.slabs.length === 1) {
+      // Outgrew the small slab (it may still be in flight, so it is not reused).
+      this.slabs = [Buffer.allocUnsafeSlow(WRITE_BATCH_BYTES), Buffer.allocUnsafeSlow(WRITE_BATCH_BYTES)];
+      this.filling = 0;
+    } else {
+      this.filling = 1 - this.filling;
+    }
+    this.used = 0;
+    // Large files: let the disk write behind us as we go, so the final fsync
+    // is short and the upload runs at disk speed rather than cache speed
+    // followed by one long flush. One background sync at a time.
+    if (this.unsynced >= SYNC_EVERY_BYTES) {
+      this.unsynced = 0;
+      await this.syncing;
+      this.syncing = this.file.datasync();
+    }
   }
 }
 
+const FIRST_SLAB_BYTES = 64 * 1024;
 const WRITE_BATCH_BYTES = 1024 * 1024;
 const SYNC_EVERY_BYTES = 32 * 1024 * 1024;
 
-/** writev, finishing with plain writes if the kernel took less than everything. */
-async function writeAll(file: FileHandle, chunks: Buffer[]): Promise<void> {
-  const total = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-  const { bytesWritten } = await file.writev(chunks);
-  if (bytesWritten === total) return;
-  const all = Buffer.concat(chunks);
-  for (let offset = bytesWritten; offset < total; ) {
-    offset += (await file.write(all, offset, total - offset)).bytesWritten;
+/** Writes `length` bytes of `buffer`, however many calls the kernel needs. */
+async function writeAll(file: FileHandle, buffer: Buffer, length: number): Promise<void> {
+  for (let offset = 0; offset < length; ) {
+    offset += (await file.write(buffer, offset, length - offset)).bytesWritten;
   }
 }
 
