@@ -8,7 +8,7 @@ import fastifyMultipart from '@fastify/multipart';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { openBlobStore } from './blob/open-blob-store.js';
@@ -86,7 +86,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     genReqId: () => randomUUID(),
     return503OnClosing: true,
     // One line per request costs a tenth of a small request's time; they are logged at debug level instead (below).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorateRequest('principal', null as never);
 
