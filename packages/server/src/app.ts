@@ -39,7 +39,7 @@ export const DEVELOPER_API = { tag: 'Developer API', bases: ['/api/v1/buckets', 
 export const CLIENT_API = { tag: 'Client API', bases: ['/api/buckets'] } as const;
 
 export async function buildApp(config: Config, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
-  const { db, dialect } = openDatabase(config.database);
+  const { db, dialect, durable, close: closeDatabase } = openDatabase(config.database);
   await migrateToLatest(db, dialect);
   const blobs = await openBlobStore(config.blob);
   const redis = config.redisUrl
@@ -71,6 +71,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
       lookups,
       plans: config.plans,
       maxFileBytes: config.maxFileBytes,
+      inlineMaxBytes: config.inlineMaxBytes,
       storageHost: `${config.publicUrl}/storage`,
     },
     tokens: sessionTokens(await sessionSecret(config.sessionSecret, config.dataDir)),
@@ -116,6 +117,11 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
       request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
     });
   }
+  // A change is answered only once it is on disk (db/wal-sync.ts): one hook,
+  // so no write path can forget it. Requests that wrote nothing do not wait.
+  app.addHook('onSend', async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') await durable();
+  });
   installErrorHandlers(app);
   registerHealthRoutes(app, ctx);
   registerAuthRoutes(app, ctx);
@@ -158,7 +164,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   app.addHook('onClose', async () => {
     clearInterval(timer);
     await purging;
-    await db.destroy();
+    await closeDatabase();
     await blobs.close?.();
     redis?.disconnect();
   });

@@ -45,6 +45,8 @@ export interface Config {
   maxFileBytes: number;
   signup: 'open' | 'closed';
   logLevel: string;
+  /** Files up to this size keep their bytes in the metadata database (blob/inline-blobs.ts). 0: none. */
+  inlineMaxBytes: number;
   /** Objects up to this size are kept in the in-memory read cache. */
   cacheMaxObjectBytes: number;
   /** Total memory the read cache may hold. 0 turns it off. */
@@ -164,6 +166,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     maxFileBytes: integer(env, 'MAX_FILE_BYTES', 5 * 1024 ** 3, 0),
     signup: oneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'open'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    inlineMaxBytes: integer(env, 'INLINE_MAX_BYTES', 64 * 1024, 0, 1024 * 1024),
     cacheMaxObjectBytes: integer(env, 'CACHE_MAX_OBJECT_BYTES', 64 * 1024),
     cacheMaxBytes: integer(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024),
     gcGraceSeconds: integer(env, 'GC_GRACE_SECONDS', 3600),

@@ -3,12 +3,14 @@
  * Range, conditional requests, pagination, storage and size caps (also under
  * concurrency), and uploads that fail leaving nothing behind.
  */
-import { randomBytes } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
+import { backendKind } from './helpers/backends.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -19,6 +21,9 @@ beforeAll(async () => {
   user = await signUp(server.url);
 });
 afterAll(() => server.close());
+
+/** The default INLINE_MAX_BYTES: files up to this size keep their bytes in the database. */
+const INLINE_MAX = 64 * 1024;
 
 const api = (p: string) => `${server.url}/api/v1/buckets${p}`;
 const auth = (u: TestUser = user) => ({ 'x-api-key': u.apiKey });
@@ -54,10 +59,21 @@ function rawRequest(method: string, pathname: string, body: string): Promise<{ s
 }
 
 /** What the blob store really holds under a prefix (files on disk, or S3 objects). */
-async function blobKeys(prefix: string): Promise<string[]> {
+async function blobKeys(prefix: string, target: TestServer = server): Promise<string[]> {
   const keys: string[] = [];
-  for await (const blob of server.app.pail.blobs.list(prefix)) keys.push(blob.key);
+  for await (const blob of target.app.pail.blobs.list(prefix)) keys.push(blob.key);
   return keys;
+}
+
+/** Keys of small files' bytes kept in the database under a prefix. */
+async function inlineKeys(prefix: string, target: TestServer = server): Promise<string[]> {
+  const rows = await target.app.pail.db.selectFrom('inline_blobs').select('storage_key').where('storage_key', 'like', `${prefix}%`).execute();
+  return rows.map((row) => row.storage_key);
+}
+
+/** Every stored version's key under a prefix, wherever its bytes are. */
+async function storedKeys(prefix: string, target: TestServer = server): Promise<string[]> {
+  return [...(await blobKeys(prefix, target)), ...(await inlineKeys(prefix, target))].sort();
 }
 
 async function bucketInfo(bucket: number, u: TestUser = user) {
@@ -111,7 +127,7 @@ describe('filenames', () => {
     expect((await readdir(server.dataDir, { recursive: true })).filter((f) => f.includes('escape'))).toEqual([]);
     expect(await readdir(path.dirname(server.dataDir))).not.toContain('escape.txt');
     // Blob keys are made by the server, never from the filename.
-    for (const key of await blobKeys('')) expect(key).toMatch(/^[a-z0-9_-]+-[0-9a-f]{12}\/[0-9a-f-]{36}$/);
+    for (const key of await storedKeys('')) expect(key).toMatch(/^[a-z0-9_-]+-[0-9a-f]{12}\/[0-9a-f-]{36}$/);
   });
 });
 
@@ -174,9 +190,9 @@ describe('overwrite and counts', () => {
     expect(list.data.reduce((sum: number, o: { size: number }) => sum + o.size, 0)).toBe(310);
     const after = (await json(await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${user.token}` } }))).data.storage_used_bytes;
     expect(after - before).toBe(310);
-    // The replaced blob is gone from disk: only the two live blobs remain.
+    // The replaced bytes are gone: only the two live versions remain stored.
     const storageName = list.data[0].url.split('/').slice(-2)[0];
-    expect((await blobKeys(`${storageName}/`)).sort()).toEqual(list.data.map((o: { storage_name: string }) => o.storage_name).sort());
+    expect(await storedKeys(`${storageName}/`)).toEqual(list.data.map((o: { storage_name: string }) => o.storage_name).sort());
   });
 
   it('a 0-byte file is a valid file', async () => {
@@ -306,7 +322,7 @@ describe('caps', () => {
     expect(multi.status).toBe(413);
     expect(await bucketInfo(bucket)).toMatchObject({ object_count: 0, total_bytes: 0 });
     const { storage_name } = await server.app.pail.db.selectFrom('buckets').select('storage_name').where('id', '=', bucket).executeTakeFirstOrThrow();
-    expect(await blobKeys(`${storage_name}/`)).toEqual([]);
+    expect(await storedKeys(`${storage_name}/`)).toEqual([]);
     if (server.config.blob.kind === 'fs') expect(await readdir(path.join(server.dataDir, 'blobs', '.tmp'))).toEqual([]);
   });
 });
@@ -372,14 +388,18 @@ describe('storage cap', () => {
 describe('bucket deletion', () => {
   it('deletes every stored object, frees the storage, and the bucket is 404 everywhere', async () => {
     const bucket = await newBucket();
+    // Small files (bytes in the database) and one large file (bytes in the blob store).
     for (let i = 0; i < 5; i++) await put(bucket, `f${i}`, randomBytes(100));
+    await put(bucket, 'large.bin', randomBytes(INLINE_MAX + 1));
     const list = await listAll(bucket);
     const storageName = list.data[0].url.split('/').slice(-2)[0];
+    expect((await blobKeys(`${storageName}/`)).length).toBe(1);
+    expect((await inlineKeys(`${storageName}/`)).length).toBe(5);
     const meBefore = (await json(await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${user.token}` } }))).data.storage_used_bytes;
     expect((await fetch(api(`/${bucket}`), { method: 'DELETE', headers: auth() })).status).toBe(200);
     const meAfter = (await json(await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${user.token}` } }))).data.storage_used_bytes;
-    expect(meBefore - meAfter).toBe(500);
-    expect(await blobKeys(`${storageName}/`)).toEqual([]);
+    expect(meBefore - meAfter).toBe(500 + INLINE_MAX + 1);
+    expect(await storedKeys(`${storageName}/`)).toEqual([]);
     for (const p of [`/${bucket}/files`, `/${bucket}/files/f1`]) {
       const response = await fetch(api(p), { headers: auth() });
       expect(response.status).toBe(404);
@@ -440,5 +460,85 @@ describe('racing writes to one file', () => {
     expect(info.object_count).toBe(files.length);
     expect(info.total_bytes).toBe(files.reduce((sum: number, f: { size: number }) => sum + f.size, 0));
     expect(files.length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('where the bytes of small and large files live', () => {
+  const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+  async function upload(via: 'put' | 'multipart', bucket: number, name: string, bytes: Buffer) {
+    if (via === 'put') return put(bucket, name, bytes);
+    const form = new FormData();
+    form.append('file', new Blob([bytes]), name);
+    return fetch(api(`/${bucket}/files`), { method: 'POST', headers: auth(), body: form });
+  }
+
+  for (const via of ['put', 'multipart'] as const) {
+    it(`${via}: up to INLINE_MAX_BYTES in the database, one byte more in the blob store; both read back exactly`, async () => {
+      const bucket = await newBucket();
+      const small = randomBytes(INLINE_MAX);
+      const large = randomBytes(INLINE_MAX + 1);
+      expect((await upload(via, bucket, 'small.bin', small)).status).toBe(201);
+      expect((await upload(via, bucket, 'large.bin', large)).status).toBe(201);
+      const files = (await listAll(bucket)).data as { filename: string; storage_name: string }[];
+      const key = (name: string) => files.find((f) => f.filename === name)!.storage_name;
+      const storageName = key('small.bin').split('/')[0]!;
+      expect(await inlineKeys(`${storageName}/`)).toEqual([key('small.bin')]);
+      expect(await blobKeys(`${storageName}/`)).toEqual([key('large.bin')]);
+
+      for (const [name, bytes] of [['small.bin', small], ['large.bin', large]] as const) {
+        const response = await fetch(api(`/${bucket}/files/${name}`), { headers: auth() });
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-length')).toBe(String(bytes.length));
+        expect(response.headers.get('etag')).toBe(`"${sha256(bytes)}"`);
+        expect(Buffer.from(await response.arrayBuffer()).equals(bytes)).toBe(true);
+        const ranged = await fetch(api(`/${bucket}/files/${name}`), { headers: { ...auth(), range: 'bytes=100-199' } });
+        expect(ranged.status).toBe(206);
+        expect(Buffer.from(await ranged.arrayBuffer()).equals(bytes.subarray(100, 200))).toBe(true);
+      }
+      expect(await bucketInfo(bucket)).toMatchObject({ object_count: 2, total_bytes: 2 * INLINE_MAX + 1 });
+    });
+  }
+
+  it('replacing a small file by a large one and back leaves only the current bytes, with the counts right', async () => {
+    const bucket = await newBucket();
+    const versions = [randomBytes(10), randomBytes(INLINE_MAX + 10), randomBytes(20), randomBytes(30)];
+    for (const [i, bytes] of versions.entries()) {
+      const response = await put(bucket, 'v.bin', bytes);
+      expect((await json(response)).data).toEqual({ filename: 'v.bin', size: bytes.length, updated: i > 0 });
+      const read = await fetch(api(`/${bucket}/files/v.bin`), { headers: auth() });
+      expect(Buffer.from(await read.arrayBuffer()).equals(bytes)).toBe(true);
+      const [file] = (await listAll(bucket)).data as { storage_name: string }[];
+      const storageName = file!.storage_name.split('/')[0]!;
+      expect(await storedKeys(`${storageName}/`)).toEqual([file!.storage_name]);
+    }
+    expect(await bucketInfo(bucket)).toMatchObject({ object_count: 1, total_bytes: 30 });
+    expect((await fetch(api(`/${bucket}/files/v.bin`), { method: 'DELETE', headers: auth() })).status).toBe(200);
+    const { storage_name } = await server.app.pail.db.selectFrom('buckets').select('storage_name').where('id', '=', bucket).executeTakeFirstOrThrow();
+    expect(await storedKeys(`${storage_name}/`)).toEqual([]);
+  });
+
+  // Embedded only: a scaled test server gets a fresh PostgreSQL schema each time it starts.
+  it.runIf(backendKind() === 'embedded')('small files survive a restart on the same data', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pail-inline-'));
+    try {
+      let target = await startTestServer({ dataDir });
+      const owner = await signUp(target.url);
+      const headers = { 'x-api-key': owner.apiKey };
+      const bucketId = (await json(await fetch(`${target.url}/api/v1/buckets`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"name":"kept"}' }))).data.id;
+      const bytes = randomBytes(4096);
+      expect((await fetch(`${target.url}/api/v1/buckets/${bucketId}/files/k.bin`, { method: 'PUT', headers, body: bytes })).status).toBe(201);
+      await target.close();
+      target = await startTestServer({ dataDir });
+      try {
+        const read = await fetch(`${target.url}/api/v1/buckets/${bucketId}/files/k.bin`, { headers });
+        expect(read.status).toBe(200);
+        expect(Buffer.from(await read.arrayBuffer()).equals(bytes)).toBe(true);
+      } finally {
+        await target.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

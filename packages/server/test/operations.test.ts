@@ -55,7 +55,8 @@ describe('server errors', () => {
     const user = await signUp(server.url);
     const headers = { 'x-api-key': user.apiKey };
     const bucket = (await json(await fetch(`${server.url}/api/v1/buckets`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"name":"broken"}' }))).data.id;
-    await fetch(`${server.url}/api/v1/buckets/${bucket}/files/lost.txt`, { method: 'PUT', headers, body: 'bytes' });
+    // Over INLINE_MAX_BYTES (64 KiB), so the bytes are a file in the blob store.
+    await fetch(`${server.url}/api/v1/buckets/${bucket}/files/lost.txt`, { method: 'PUT', headers, body: 'b'.repeat(64 * 1024 + 1) });
     const object = (await json(await fetch(`${server.url}/api/v1/buckets/${bucket}/files`, { headers }))).data[0];
     // Lose the blob under the server (disk failure, operator error).
     await unlink(path.join(server.config.blob.root, object.storage_name));

@@ -16,6 +16,7 @@ import {
   type PutOptions,
   type PutResult,
 } from './blob-store.js';
+import { GroupSync } from '../group-sync.js';
 import { resolveUnder } from './safe-key.js';
 
 const TMP_DIR = '.tmp';
@@ -256,37 +257,17 @@ async function writeAll(file: FileHandle, buffer: Buffer, length: number): Promi
   }
 }
 
-/**
- * Group commit for directory fsyncs. A caller needs an fsync that starts after
- * its rename. If one is already running it may have started before the
- * rename, so the caller waits for the next one, which every caller arriving
- * meanwhile shares: under load one fsync covers many renames, never fewer
- * than each needs.
- */
+/** One group of directory fsyncs per directory (see group-sync.ts). */
 class DirSyncCoalescer {
-  private readonly state = new Map<string, { running: Promise<void> | null; next: Promise<void> | null }>();
+  private readonly groups = new Map<string, GroupSync>();
 
   sync(dir: string): Promise<void> {
-    let entry = this.state.get(dir);
-    if (!entry) {
-      entry = { running: null, next: null };
-      this.state.set(dir, entry);
+    let group = this.groups.get(dir);
+    if (!group) {
+      group = new GroupSync(() => syncDir(dir));
+      this.groups.set(dir, group);
     }
-    const slot = entry;
-    if (!slot.running) return this.start(dir, slot);
-    slot.next ??= slot.running.catch(() => {}).then(() => {
-      slot.next = null;
-      return this.start(dir, slot);
-    });
-    return slot.next;
-  }
-
-  private start(dir: string, slot: { running: Promise<void> | null }): Promise<void> {
-    const running = syncDir(dir).finally(() => {
-      if (slot.running === running) slot.running = null;
-    });
-    slot.running = running;
-    return running;
+    return group.sync();
   }
 }
 

@@ -12,12 +12,20 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrationProvider, type Dialect } from './migrations.js';
 import type { Database } from './schema.js';
+import { WalSync } from './wal-sync.js';
 
 export type Db = Kysely<Database>;
 
 export interface OpenDatabase {
   db: Db;
   dialect: Dialect;
+  /**
+   * Resolves once every commit made so far is on disk. PostgreSQL commits are
+   * durable when they return; SQLite's are flushed in groups (wal-sync.ts).
+   */
+  durable: () => Promise<void>;
+  /** Closes the database (and the WAL flusher). */
+  close: () => Promise<void>;
 }
 
 export function openDatabase(config: DatabaseConfig): OpenDatabase {
@@ -26,10 +34,21 @@ export function openDatabase(config: DatabaseConfig): OpenDatabase {
     const sqlite = new SQLite(config.file);
     sqlite.pragma('journal_mode = WAL');
     // In WAL mode NORMAL survives a process crash; blobs are fsynced before their row is written.
+    // NORMAL does not fsync in the commit; durable() does, off the main thread and in groups.
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }), dialect: 'sqlite' };
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const wal = new WalSync(sqlite, config.file);
+    return {
+      db,
+      dialect: 'sqlite',
+      durable: () => wal.sync(),
+      close: async () => {
+        await wal.close();
+        await db.destroy();
+      },
+    };
   }
   const pool = new pg.Pool({
     connectionString: config.url,
@@ -47,7 +66,8 @@ export function openDatabase(config: DatabaseConfig): OpenDatabase {
   // the session) is reported here; unheard, the 'error' event would crash the
   // process. The pool drops that connection and the next query opens a new one.
   pool.on('error', () => {});
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', durable: async () => {}, close: () => db.destroy() };
 }
 
 /**

@@ -15,6 +15,7 @@ function columns(dialect: Dialect) {
     idType: dialect === 'sqlite' ? ('integer' as const) : ('bigint' as const),
     /** Byte order, so listings sort the same way in both dialects. */
     binaryText: dialect === 'sqlite' ? sql`text` : sql`text collate "C"`,
+    bytes: dialect === 'sqlite' ? ('blob' as const) : ('bytea' as const),
   };
 }
 
@@ -91,10 +92,29 @@ function initial(dialect: Dialect): Migration {
   };
 }
 
+/**
+ * Small files' bytes in the metadata database, written in the same transaction
+ * as their row (see blob/inline-blobs.ts). `objects.inline` says where a
+ * version's bytes are, so reads never have to look in both places.
+ */
+function inlineBlobs(dialect: Dialect): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('inline_blobs')
+        .addColumn('storage_key', 'text', (col) => col.primaryKey())
+        .addColumn('bytes', c.bytes, (col) => col.notNull())
+        .execute();
+      await db.schema.alterTable('objects').addColumn('inline', 'integer', (col) => col.notNull().defaultTo(0)).execute();
+    },
+  };
+}
+
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     async getMigrations() {
-      return { '0001_initial': initial(dialect) };
+      return { '0001_initial': initial(dialect), '0002_inline_blobs': inlineBlobs(dialect) };
     },
   };
 }

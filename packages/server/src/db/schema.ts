@@ -55,6 +55,14 @@ export interface ObjectsTable {
   etag: string;
   created_at: string;
   updated_at: string;
+  /** 1 when the bytes are in inline_blobs (small files), 0 when in the blob store. */
+  inline: Generated<number>;
+}
+
+/** Small files' bytes, kept beside their rows (blob/inline-blobs.ts). */
+export interface InlineBlobsTable {
+  storage_key: string;
+  bytes: Buffer;
 }
 
 export interface Database {
@@ -63,6 +71,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   buckets: BucketsTable;
   objects: ObjectsTable;
+  inline_blobs: InlineBlobsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -6,6 +6,7 @@
  * garbage-collection pass, on any instance) finishes the job. Every step is
  * idempotent, so several instances may purge the same bucket at once.
  */
+import { deleteInlineBlobs } from '../blob/inline-blobs.js';
 import type { Db } from '../db/database.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
@@ -34,12 +35,15 @@ export async function deleteBucket(ports: ObjectPorts, ownerId: number, bucketId
   await purgeBucket(ports, bucketId);
 }
 
-/** Removes every object of a soft-deleted bucket: blobs first, then their rows. */
+/**
+ * Removes every object of a soft-deleted bucket: blobs in the store first,
+ * then the rows together with their inline bytes.
+ */
 export async function purgeBucket(ports: Pick<ObjectPorts, 'db' | 'blobs' | 'cache'>, bucketId: number): Promise<void> {
   for (;;) {
     const batch = await ports.db
       .selectFrom('objects')
-      .select('storage_key')
+      .select(['storage_key', 'inline'])
       .where('bucket_id', '=', bucketId)
       .orderBy('filename')
       .limit(PURGE_BATCH)
@@ -47,8 +51,11 @@ export async function purgeBucket(ports: Pick<ObjectPorts, 'db' | 'blobs' | 'cac
     if (batch.length === 0) return;
     const keys = batch.map((row) => row.storage_key);
     ports.cache.delete(keys);
-    await ports.blobs.delete(keys);
-    await ports.db.deleteFrom('objects').where('bucket_id', '=', bucketId).where('storage_key', 'in', keys).execute();
+    await ports.blobs.delete(batch.filter((row) => !row.inline).map((row) => row.storage_key));
+    await ports.db.transaction().execute(async (trx) => {
+      await deleteInlineBlobs(trx, batch.filter((row) => row.inline).map((row) => row.storage_key));
+      await trx.deleteFrom('objects').where('bucket_id', '=', bucketId).where('storage_key', 'in', keys).execute();
+    });
   }
 }
 

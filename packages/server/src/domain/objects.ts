@@ -1,14 +1,17 @@
 /**
- * Files in buckets. Bytes go to a new, unique blob key first; then one
- * transaction records the row, moves the bucket's counts and the owner's usage
- * (checked against the plan's cap in the same conditional update) and retires
- * the replaced blob. A crash anywhere leaves the old version or the new one,
- * and at worst an unreferenced blob that garbage collection removes later.
+ * Files in buckets. A large file's bytes go to a new, unique blob key first;
+ * then one transaction records the row, moves the bucket's counts and the
+ * owner's usage (checked against the plan's cap in the same conditional
+ * update) and retires the replaced version. A small file's bytes are written
+ * in that same transaction (blob/inline-blobs.ts). A crash anywhere leaves the
+ * old version or the new one, and at worst an unreferenced blob in the store
+ * that garbage collection removes later.
  */
 import { filenameProblem, type BucketObject, type UploadResult } from '@pail/shared';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { BlobTooLargeError, type BlobStore } from '../blob/blob-store.js';
+import { deleteInlineBlobs, insertInlineBlob, readInlineBlob, takeSmallBody } from '../blob/inline-blobs.js';
 import type { Db } from '../db/database.js';
 import type { Dialect } from '../db/migrations.js';
 import type { Transaction } from 'kysely';
@@ -28,6 +31,8 @@ export interface ObjectPorts {
   lookups: MetadataCache<ReadableObject> | null;
   plans: PlanLimits;
   maxFileBytes: number;
+  /** Files up to this size keep their bytes in the database; 0: every file goes to the blob store. */
+  inlineMaxBytes: number;
   /** `<public_url>/storage`: the host part of every object's `url`. */
   storageHost: string;
 }
@@ -88,15 +93,23 @@ export async function uploadObject(ports: ObjectPorts, input: UploadInput): Prom
     maxBytes = Math.min(maxBytes, headroom);
   }
 
+  const tooLarge = () => (maxBytes === ports.maxFileBytes ? errors.fileTooLarge(ports.maxFileBytes) : errors.storageLimit(plan, cap));
   const storageKey = `${bucket.storage_name}/${randomUUID()}`;
-  let stored: { size: number; sha256: string };
-  try {
-    stored = await ports.blobs.put(storageKey, input.body, { maxBytes, contentType: input.contentType });
-  } catch (error) {
-    if (error instanceof BlobTooLargeError) {
-      throw maxBytes === ports.maxFileBytes ? errors.fileTooLarge(ports.maxFileBytes) : errors.storageLimit(plan, cap);
+  // A body that may be small is read that far first; a longer one carries on to the store.
+  const body =
+    input.declaredSize !== undefined && input.declaredSize > ports.inlineMaxBytes
+      ? { stream: input.body }
+      : await takeSmallBody(input.body, Math.min(ports.inlineMaxBytes, maxBytes));
+  let stored: StoredBytes;
+  if ('small' in body) {
+    if (body.small.length > maxBytes) throw tooLarge();
+    stored = { size: body.small.length, sha256: createHash('sha256').update(body.small).digest('hex'), inlineBytes: body.small };
+  } else {
+    try {
+      stored = await ports.blobs.put(storageKey, body.stream, { maxBytes, contentType: input.contentType });
+    } catch (error) {
+      throw error instanceof BlobTooLargeError ? tooLarge() : error;
     }
-    throw error;
   }
 
   try {
@@ -105,12 +118,25 @@ export async function uploadObject(ports: ObjectPorts, input: UploadInput): Prom
     if (replaced) await retireBlobs(ports, [replaced]);
     return { filename, size: stored.size, updated: replaced !== null };
   } catch (error) {
-    await ports.blobs.delete([storageKey]).catch(() => {});
+    if (!stored.inlineBytes) await ports.blobs.delete([storageKey]).catch(() => {});
     throw error;
   }
 }
 
-interface CommitInput {
+interface StoredBytes {
+  size: number;
+  sha256: string;
+  /** A small file's bytes, to be written with its row; absent when they are in the blob store. */
+  inlineBytes?: Buffer;
+}
+
+/** A version that was replaced or deleted: its bytes leave the store (inline ones left with the row). */
+interface RetiredVersion {
+  storage_key: string;
+  inline: number;
+}
+
+interface CommitInput extends StoredBytes {
   ownerId: number;
   cap: number;
   plan: string;
@@ -118,12 +144,10 @@ interface CommitInput {
   filename: string;
   storageKey: string;
   contentType: string;
-  size: number;
-  sha256: string;
 }
 
-/** Records a stored blob as the file's current version. Returns the replaced blob key, if any. */
-async function commitUpload(ports: ObjectPorts, input: CommitInput): Promise<string | null> {
+/** Records the new bytes as the file's current version. Returns the replaced version, if any. */
+async function commitUpload(ports: ObjectPorts, input: CommitInput): Promise<RetiredVersion | null> {
   return ports.db.transaction().execute(async (trx) => {
     // Locking the bucket row serialises commits per bucket on PostgreSQL (SQLite
     // serialises all writes), so two uploads of one name cannot both count as new.
@@ -131,7 +155,7 @@ async function commitUpload(ports: ObjectPorts, input: CommitInput): Promise<str
 
     const old = await trx
       .selectFrom('objects')
-      .select(['storage_key', 'size'])
+      .select(['storage_key', 'size', 'inline'])
       .where('bucket_id', '=', input.bucketId)
       .where('filename', '=', input.filename)
       .executeTakeFirst();
@@ -147,7 +171,10 @@ async function commitUpload(ports: ObjectPorts, input: CommitInput): Promise<str
     if (Number(usage.numUpdatedRows) === 0) throw errors.storageLimit(input.plan, input.cap);
 
     const now = nowIso();
-    const version = { storage_key: input.storageKey, size: input.size, content_type: input.contentType, etag: input.sha256, updated_at: now };
+    const inline = input.inlineBytes ? 1 : 0;
+    const version = { storage_key: input.storageKey, size: input.size, content_type: input.contentType, etag: input.sha256, inline, updated_at: now };
+    if (input.inlineBytes) await insertInlineBlob(trx, input.storageKey, input.inlineBytes);
+    if (old?.inline) await deleteInlineBlobs(trx, [old.storage_key]);
     if (old) {
       await trx.updateTable('objects').set(version).where('bucket_id', '=', input.bucketId).where('filename', '=', input.filename).execute();
     } else {
@@ -164,7 +191,7 @@ async function commitUpload(ports: ObjectPorts, input: CommitInput): Promise<str
       .executeTakeFirst();
     // On SQLite this is the liveness check (see lockLiveBucket); a deleted bucket rolls everything back.
     if (Number(counted.numUpdatedRows) === 0) throw errors.bucketNotFound();
-    return old?.storage_key ?? null;
+    return old ?? null;
   });
 }
 
@@ -246,9 +273,10 @@ export async function deleteObject(ports: ObjectPorts, bucket: BucketRow, filena
       .deleteFrom('objects')
       .where('bucket_id', '=', bucket.id)
       .where('filename', '=', filename)
-      .returning(['storage_key', 'size'])
+      .returning(['storage_key', 'size', 'inline'])
       .executeTakeFirst();
     if (!old) throw errors.fileNotFound();
+    if (old.inline) await deleteInlineBlobs(trx, [old.storage_key]);
     const counted = await trx
       .updateTable('buckets')
       .set((eb) => ({ object_count: eb('object_count', '-', 1), total_bytes: eb('total_bytes', '-', old.size) }))
@@ -262,16 +290,31 @@ export async function deleteObject(ports: ObjectPorts, bucket: BucketRow, filena
       .set((eb) => ({ storage_used_bytes: eb('storage_used_bytes', '-', old.size) }))
       .where('id', '=', bucket.owner_id)
       .execute();
-    return old.storage_key;
+    return old;
   });
   ports.lookups?.invalidate();
   await retireBlobs(ports, [removed]);
 }
 
-/** Best effort: a blob that survives this (crash, store outage) is found by garbage collection. */
-export async function retireBlobs(ports: Pick<ObjectPorts, 'blobs' | 'cache'>, keys: string[]): Promise<void> {
-  ports.cache.delete(keys);
-  await ports.blobs.delete(keys).catch(() => {});
+/**
+ * Forgets retired versions' cached bytes and removes those in the blob store
+ * (inline bytes already left in the transaction that retired them). Best
+ * effort: a blob that survives this (crash, store outage) is found by garbage
+ * collection.
+ */
+export async function retireBlobs(ports: Pick<ObjectPorts, 'blobs' | 'cache'>, versions: RetiredVersion[]): Promise<void> {
+  ports.cache.delete(versions.map((version) => version.storage_key));
+  const inStore = versions.filter((version) => !version.inline).map((version) => version.storage_key);
+  if (inStore.length > 0) await ports.blobs.delete(inStore).catch(() => {});
+}
+
+/** A small file's whole content: from the memory cache, else from the database or the blob store. */
+export async function readSmallObject(ports: Pick<ObjectPorts, 'db' | 'blobs' | 'cache'>, object: ObjectRow): Promise<Buffer> {
+  const cached = ports.cache.get(object.storage_key);
+  if (cached) return cached;
+  const bytes = object.inline ? await readInlineBlob(ports.db, object.storage_key) : await ports.blobs.read(object.storage_key);
+  ports.cache.set(object.storage_key, bytes);
+  return bytes;
 }
 
 export interface ReadableObject {
@@ -323,6 +366,7 @@ async function lookUpReadable(
       'objects.etag',
       'objects.created_at',
       'objects.updated_at',
+      'objects.inline',
     ])
     .$if('id' in bucketRef, (q) => q.where('buckets.id', '=', (bucketRef as { id: number }).id))
     .$if('storageName' in bucketRef, (q) => q.where('buckets.storage_name', '=', (bucketRef as { storageName: string }).storageName))
@@ -342,6 +386,7 @@ async function lookUpReadable(
       etag: row.etag as string,
       created_at: row.created_at as string,
       updated_at: row.updated_at as string,
+      inline: row.inline as number,
     },
   };
   ports.lookups?.set(cacheKey, found, mark);

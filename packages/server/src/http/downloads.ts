@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import parseRange from 'range-parser';
 import type { BucketRow, ObjectRow } from '../db/schema.js';
 import { errors } from '../domain/errors.js';
-import type { ObjectPorts } from '../domain/objects.js';
+import { readSmallObject, type ObjectPorts } from '../domain/objects.js';
 
 /**
  * Headers depend only on the object row and the bucket's visibility. Cached
@@ -70,7 +70,7 @@ function requestedRange(request: FastifyRequest, object: ObjectRow): { start: nu
 }
 
 export async function sendObject(
-  ports: Pick<ObjectPorts, 'blobs' | 'cache'>,
+  ports: Pick<ObjectPorts, 'db' | 'blobs' | 'cache'>,
   request: FastifyRequest,
   reply: FastifyReply,
   bucket: Pick<BucketRow, 'public'>,
@@ -84,12 +84,8 @@ export async function sendObject(
   reply.header('content-length', String(length));
   if (request.method === 'HEAD') return reply.send();
 
-  if (ports.cache.fits(object.size)) {
-    let bytes = ports.cache.get(object.storage_key);
-    if (!bytes) {
-      bytes = await ports.blobs.read(object.storage_key);
-      ports.cache.set(object.storage_key, bytes);
-    }
+  if (object.inline || ports.cache.fits(object.size)) {
+    const bytes = await readSmallObject(ports, object);
     return reply.send(range ? bytes.subarray(range.start, range.end + 1) : bytes);
   }
   if (length === 0) return reply.send(Buffer.alloc(0));

@@ -71,19 +71,29 @@ async function blobKeys(target: InProcessApp, prefix = ''): Promise<string[]> {
   return keys.sort();
 }
 
-function objectRows(target: InProcessApp, bucketId: number) {
-  return target.app.pail.db.selectFrom('objects').select(['filename', 'storage_key']).where('bucket_id', '=', bucketId).execute();
+async function inlineKeys(target: InProcessApp, prefix = ''): Promise<string[]> {
+  const rows = await target.app.pail.db.selectFrom('inline_blobs').select('storage_key').where('storage_key', 'like', `${prefix}%`).execute();
+  return rows.map((row) => row.storage_key).sort();
 }
+
+function objectRows(target: InProcessApp, bucketId: number) {
+  return target.app.pail.db.selectFrom('objects').select(['filename', 'storage_key', 'inline']).where('bucket_id', '=', bucketId).execute();
+}
+
+/** Over the default INLINE_MAX_BYTES, so its bytes go to the blob store; small files stay in the database. */
+const LARGE = 'L'.repeat(64 * 1024 + 1);
 
 describe(`consistency across crashes (${backendKind()} backends)`, () => {
   it('garbage collection removes unreferenced blobs, keeps referenced ones, and is safe on several instances at once', async () => {
     const a = await instance();
     const b = await instance();
     const user = await signUp(a.url);
-    const bucketId = await newBucketWithFiles(a.url, user, { 'keep-1.txt': 'first', 'keep-2.txt': 'second' });
+    const bucketId = await newBucketWithFiles(a.url, user, { 'keep-1.txt': 'first', 'keep-2.txt': LARGE });
     const rows = await objectRows(a, bucketId);
-    const referenced = rows.map((row) => row.storage_key).sort();
-    expect(referenced).toHaveLength(2);
+    const referenced = rows.filter((row) => !row.inline).map((row) => row.storage_key);
+    const inline = rows.filter((row) => row.inline).map((row) => row.storage_key);
+    expect(referenced).toHaveLength(1);
+    expect(inline).toHaveLength(1);
     const storageName = referenced[0]!.split('/')[0]!;
 
     // A crash between storing the bytes and committing the row leaves blobs like these.
@@ -108,11 +118,12 @@ describe(`consistency across crashes (${backendKind()} backends)`, () => {
     const left = await blobKeys(a);
     for (const key of orphans) expect(left).not.toContain(key);
     expect(left).toEqual(expect.arrayContaining(referenced));
+    expect(await inlineKeys(a, `${storageName}/`)).toEqual(inline);
 
     // The files are whole, through either instance.
     for (const [url, name, content] of [
       [a.url, 'keep-1.txt', 'first'],
-      [b.url, 'keep-2.txt', 'second'],
+      [b.url, 'keep-2.txt', LARGE],
     ] as const) {
       const got = await devApi(url, user, `/${bucketId}/files/${name}`);
       expect(got.status).toBe(200);
@@ -125,11 +136,13 @@ describe(`consistency across crashes (${backendKind()} backends)`, () => {
   it('a bucket deletion abandoned halfway is finished by the next instance that starts', async () => {
     const first = await instance();
     const user = await signUp(first.url);
-    const files = { 'one.txt': '1', 'two.txt': '22', 'three.txt': '333' };
+    const files = { 'one.txt': '1', 'two.txt': LARGE, 'three.txt': LARGE };
     const bucketId = await newBucketWithFiles(first.url, user, files);
-    const keys = (await objectRows(first, bucketId)).map((row) => row.storage_key).sort();
-    expect(keys).toHaveLength(3);
+    const rows = await objectRows(first, bucketId);
+    const keys = rows.filter((row) => !row.inline).map((row) => row.storage_key).sort();
+    expect(keys).toHaveLength(2);
     const storageName = keys[0]!.split('/')[0]!;
+    expect(await inlineKeys(first, `${storageName}/`)).toHaveLength(1);
     const db = first.app.pail.db;
 
     // What deleteBucket's transaction does, then a crash one blob into the purge:
@@ -153,6 +166,7 @@ describe(`consistency across crashes (${backendKind()} backends)`, () => {
     // Start-up resumes the purge in the background.
     await eventually(async () => (await objectRows(second, bucketId)).length === 0, 15_000, 'the purge to remove the object rows');
     expect(await blobKeys(second, `${storageName}/`)).toEqual([]);
+    expect(await inlineKeys(second, `${storageName}/`)).toEqual([]);
 
     const me = await json(await fetch(`${second.url}/api/auth/me`, { headers: { authorization: `Bearer ${user.token}` } }));
     expect(me.data.storage_used_bytes).toBe(0);
@@ -167,14 +181,14 @@ describe(`consistency across crashes (${backendKind()} backends)`, () => {
   it('a garbage-collection pass also finishes abandoned bucket deletions', async () => {
     const a = await instance();
     const user = await signUp(a.url);
-    const bucketId = await newBucketWithFiles(a.url, user, { 'x.txt': 'x', 'y.txt': 'y' });
+    const bucketId = await newBucketWithFiles(a.url, user, { 'x.txt': 'x', 'y.txt': LARGE });
     const keys = (await objectRows(a, bucketId)).map((row) => row.storage_key);
     await a.app.pail.db.updateTable('buckets').set({ deleted_at: new Date().toISOString() }).where('id', '=', bucketId).execute();
 
     const report = await collectGarbage(a.app.pail.objects, 3600);
     expect(report.bucketsPurged).toBe(1);
     expect(await objectRows(a, bucketId)).toEqual([]);
-    const left = await blobKeys(a);
+    const left = [...(await blobKeys(a)), ...(await inlineKeys(a))];
     for (const key of keys) expect(left).not.toContain(key);
     await stop(a);
   });

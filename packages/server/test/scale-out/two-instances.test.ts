@@ -174,10 +174,12 @@ describe('two server processes on shared PostgreSQL, Redis and S3', () => {
         const listing = (await json(await dev(b, user, `/${bucket.id}/files`))).data as { filename: string; storage_name: string }[];
         expect(info).toMatchObject({ object_count: listing.length, total_bytes: listing.length * UPLOAD_BYTES });
         listedTotal += listing.length;
-        // The refused uploads' bytes were removed from S3: only the accepted blobs remain.
+        // The refused uploads left no bytes in S3 or in the database: only the accepted ones remain.
         const [row] = await query<{ storage_name: string }>('select storage_name from buckets where id = $1', [bucket.id]);
         const keys: string[] = [];
         for await (const blob of store.list(`${row!.storage_name}/`)) keys.push(blob.key);
+        const inline = await query<{ storage_key: string }>('select storage_key from inline_blobs where storage_key like $1', [`${row!.storage_name}/%`]);
+        keys.push(...inline.map((r) => r.storage_key));
         expect(keys.sort()).toEqual(listing.map((o) => o.storage_name).sort());
       }
     } finally {
