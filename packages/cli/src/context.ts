@@ -40,12 +40,12 @@ export async function cliConfig(): Promise<Config> {
 export async function withDatabase<T>(run: (ctx: Context) => Promise<T>): Promise<T> {
   const { migrateToLatest, openDatabase } = await server();
   const config = await cliConfig();
-  const { db, dialect } = openDatabase(config.database);
+  const { db, dialect, close } = openDatabase(config.database);
   try {
     const applied = await migrateToLatest(db, dialect);
     return await run({ config, db, dialect, applied });
   } finally {
-    await db.destroy();
+    await close();
   }
 }
 

@@ -39,7 +39,7 @@ export const DEVELOPER_API = { tag: 'Developer API', bases: ['/api/v1/buckets', 
 export const CLIENT_API = { tag: 'Client API', bases: ['/api/buckets'] } as const;
 
 export async function buildApp(config: Config, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
-  const { db, dialect, durable, close: closeDatabase } = openDatabase(config.database);
+  const { db, dialect, durable, writer, close: closeDatabase } = openDatabase(config.database, { checkpointInBackground: true });
   await migrateToLatest(db, dialect);
   const blobs = await openBlobStore(config.blob);
   const redis = config.redisUrl
@@ -66,6 +66,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     objects: {
       db,
       dialect,
+      writer,
       blobs,
       cache,
       lookups,

@@ -12,6 +12,8 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrationProvider, type Dialect } from './migrations.js';
 import type { Database } from './schema.js';
+import { SqliteWriter } from './sqlite-writer.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 import { WalSync } from './wal-sync.js';
 
 export type Db = Kysely<Database>;
@@ -24,27 +26,47 @@ export interface OpenDatabase {
    * durable when they return; SQLite's are flushed in groups (wal-sync.ts).
    */
   durable: () => Promise<void>;
+  /** SQLite only: group commit for the hottest writes (sqlite-writer.ts). */
+  writer: SqliteWriter | null;
   /** Closes the database (and the WAL flusher). */
   close: () => Promise<void>;
 }
 
-export function openDatabase(config: DatabaseConfig): OpenDatabase {
+export interface OpenOptions {
+  /**
+   * A long-running server: SQLite's WAL checkpoints run on a worker thread
+   * (wal-checkpointer.ts). Short-lived commands leave them to SQLite.
+   */
+  checkpointInBackground?: boolean;
+}
+
+export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): OpenDatabase {
   if (config.kind === 'sqlite') {
     mkdirSync(path.dirname(config.file), { recursive: true });
     const sqlite = new SQLite(config.file);
     sqlite.pragma('journal_mode = WAL');
-    // In WAL mode NORMAL survives a process crash; blobs are fsynced before their row is written.
-    // NORMAL does not fsync in the commit; durable() does, off the main thread and in groups.
+    // NORMAL survives a process crash but does not fsync in the commit;
+    // durable() does, off the main thread and in groups (wal-sync.ts).
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     const wal = new WalSync(sqlite, config.file);
+    let checkpointer: WalCheckpointer | null = null;
+    if (options.checkpointInBackground) {
+      sqlite.pragma('wal_autocheckpoint = 0');
+      checkpointer = new WalCheckpointer(config.file, () => {
+        // Never let the log grow without bound: checkpoints go back to commits.
+        if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
+      });
+    }
     return {
       db,
       dialect: 'sqlite',
       durable: () => wal.sync(),
+      writer: new SqliteWriter(sqlite, wal),
       close: async () => {
+        await checkpointer?.stop();
         await wal.close();
         await db.destroy();
       },
@@ -67,7 +89,7 @@ export function openDatabase(config: DatabaseConfig): OpenDatabase {
   // process. The pool drops that connection and the next query opens a new one.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', durable: async () => {}, close: () => db.destroy() };
+  return { db, dialect: 'postgres', durable: async () => {}, writer: null, close: () => db.destroy() };
 }
 
 /**

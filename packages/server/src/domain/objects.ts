@@ -11,20 +11,22 @@ import { filenameProblem, type BucketObject, type UploadResult } from '@pail/sha
 import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { BlobTooLargeError, type BlobStore } from '../blob/blob-store.js';
-import { deleteInlineBlobs, insertInlineBlob, readInlineBlob, takeSmallBody } from '../blob/inline-blobs.js';
+import { deleteInlineBlobs, readInlineBlob, takeSmallBody } from '../blob/inline-blobs.js';
 import type { Db } from '../db/database.js';
 import type { Dialect } from '../db/migrations.js';
-import type { Transaction } from 'kysely';
-import type { BucketRow, Database, ObjectRow, UserRow } from '../db/schema.js';
-import { nowIso } from './clock.js';
+import type { BucketRow, ObjectRow, UserRow } from '../db/schema.js';
+import type { SqliteWriter } from '../db/sqlite-writer.js';
 import { errors } from './errors.js';
 import type { MetadataCache } from './metadata-cache.js';
+import { commitUpload, lockLiveBucket, type RetiredVersion, type StoredBytes } from './object-commits.js';
 import type { ObjectCache } from './object-cache.js';
 import { planOf, type PlanLimits } from './users.js';
 
 export interface ObjectPorts {
   db: Db;
   dialect: Dialect;
+  /** The embedded SQLite backend's grouped writes (db/sqlite-writer.ts); null on PostgreSQL. */
+  writer: SqliteWriter | null;
   blobs: BlobStore;
   cache: ObjectCache;
   /** Object lookups kept in memory; null where other processes also write (PostgreSQL). */
@@ -121,96 +123,6 @@ export async function uploadObject(ports: ObjectPorts, input: UploadInput): Prom
     if (!stored.inlineBytes) await ports.blobs.delete([storageKey]).catch(() => {});
     throw error;
   }
-}
-
-interface StoredBytes {
-  size: number;
-  sha256: string;
-  /** A small file's bytes, to be written with its row; absent when they are in the blob store. */
-  inlineBytes?: Buffer;
-}
-
-/** A version that was replaced or deleted: its bytes leave the store (inline ones left with the row). */
-interface RetiredVersion {
-  storage_key: string;
-  inline: number;
-}
-
-interface CommitInput extends StoredBytes {
-  ownerId: number;
-  cap: number;
-  plan: string;
-  bucketId: number;
-  filename: string;
-  storageKey: string;
-  contentType: string;
-}
-
-/** Records the new bytes as the file's current version. Returns the replaced version, if any. */
-async function commitUpload(ports: ObjectPorts, input: CommitInput): Promise<RetiredVersion | null> {
-  return ports.db.transaction().execute(async (trx) => {
-    // Locking the bucket row serialises commits per bucket on PostgreSQL (SQLite
-    // serialises all writes), so two uploads of one name cannot both count as new.
-    await lockLiveBucket(trx, ports.dialect, input.bucketId);
-
-    const old = await trx
-      .selectFrom('objects')
-      .select(['storage_key', 'size', 'inline'])
-      .where('bucket_id', '=', input.bucketId)
-      .where('filename', '=', input.filename)
-      .executeTakeFirst();
-    const delta = input.size - (old?.size ?? 0);
-
-    const usage = await trx
-      .updateTable('users')
-      .set((eb) => ({ storage_used_bytes: eb('storage_used_bytes', '+', delta) }))
-      .where('id', '=', input.ownerId)
-      // Growing past the cap is refused in the same statement that counts, so racing uploads cannot overshoot it.
-      .$if(delta > 0, (q) => q.where((eb) => eb(eb('storage_used_bytes', '+', delta), '<=', input.cap)))
-      .executeTakeFirst();
-    if (Number(usage.numUpdatedRows) === 0) throw errors.storageLimit(input.plan, input.cap);
-
-    const now = nowIso();
-    const inline = input.inlineBytes ? 1 : 0;
-    const version = { storage_key: input.storageKey, size: input.size, content_type: input.contentType, etag: input.sha256, inline, updated_at: now };
-    if (input.inlineBytes) await insertInlineBlob(trx, input.storageKey, input.inlineBytes);
-    if (old?.inline) await deleteInlineBlobs(trx, [old.storage_key]);
-    if (old) {
-      await trx.updateTable('objects').set(version).where('bucket_id', '=', input.bucketId).where('filename', '=', input.filename).execute();
-    } else {
-      await trx.insertInto('objects').values({ bucket_id: input.bucketId, filename: input.filename, created_at: now, ...version }).execute();
-    }
-    const counted = await trx
-      .updateTable('buckets')
-      .set((eb) => ({
-        object_count: eb('object_count', '+', old ? 0 : 1),
-        total_bytes: eb('total_bytes', '+', delta),
-      }))
-      .where('id', '=', input.bucketId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    // On SQLite this is the liveness check (see lockLiveBucket); a deleted bucket rolls everything back.
-    if (Number(counted.numUpdatedRows) === 0) throw errors.bucketNotFound();
-    return old ?? null;
-  });
-}
-
-/**
- * On PostgreSQL, locks a live bucket's row for the rest of the transaction, or
- * fails with Bucket not found. Every write to a bucket's objects takes this
- * lock first, so they never deadlock. SQLite serialises all writes anyway, so
- * there the statement is skipped and the final counts update checks liveness.
- */
-async function lockLiveBucket(trx: Transaction<Database>, dialect: Dialect, bucketId: number): Promise<void> {
-  if (dialect !== 'postgres') return;
-  const live = await trx
-    .selectFrom('buckets')
-    .select('id')
-    .where('id', '=', bucketId)
-    .where('deleted_at', 'is', null)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!live) throw errors.bucketNotFound();
 }
 
 export function findObjectRow(db: Db, bucketId: number, filename: string): Promise<ObjectRow | undefined> {

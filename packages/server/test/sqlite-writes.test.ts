@@ -1,0 +1,127 @@
+/**
+ * The embedded backend's write machinery, on real SQLite files:
+ * - GroupSync: every caller waits for a flush that started after its call.
+ * - SqliteWriter: writes queued together commit as one group, a failing write
+ *   rolls back alone, results arrive only after the group's flush, and a
+ *   write never runs inside a transaction Kysely has open.
+ * - The WAL checkpoint worker keeps the log from growing without bound.
+ */
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrateToLatest, openDatabase, type OpenDatabase } from '../src/db/database.js';
+import { GroupSync } from '../src/group-sync.js';
+
+describe('GroupSync', () => {
+  it('runs one flush for callers that arrive while another runs, and each caller waits for a flush started after it', async () => {
+    const started: number[] = [];
+    let release: (() => void) | null = null;
+    const group = new GroupSync(async () => {
+      started.push(Date.now());
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    const order: string[] = [];
+    const first = group.sync().then(() => order.push('first'));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Two callers during the first flush share the second one.
+    const second = group.sync().then(() => order.push('second'));
+    const third = group.sync().then(() => order.push('third'));
+    expect(started).toHaveLength(1);
+    release!();
+    await first;
+    expect(order).toEqual(['first']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toHaveLength(2);
+    release!();
+    await Promise.all([second, third]);
+    expect(order).toEqual(['first', 'second', 'third']);
+    expect(started).toHaveLength(2);
+  });
+
+  it('a failed flush rejects its callers and the next caller gets a fresh one', async () => {
+    let fail = true;
+    const group = new GroupSync(async () => {
+      if (fail) throw new Error('disk on fire');
+    });
+    await expect(group.sync()).rejects.toThrow('disk on fire');
+    fail = false;
+    await expect(group.sync()).resolves.toBeUndefined();
+  });
+});
+
+describe('SqliteWriter (group commit on a real database)', () => {
+  let dir: string;
+  let database: OpenDatabase;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'pail-writes-'));
+    database = openDatabase({ kind: 'sqlite', file: path.join(dir, 'pail.db') }, { checkpointInBackground: true });
+    await migrateToLatest(database.db, database.dialect);
+    await database.db.insertInto('users').values({ email: 'w@example.com', password_hash: 'x', plan: 'free', created_at: new Date().toISOString() }).execute();
+  });
+
+  afterEach(async () => {
+    await database.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const usage = async () => (await database.db.selectFrom('users').select('storage_used_bytes').executeTakeFirstOrThrow()).storage_used_bytes;
+
+  it('writes queued together commit as one group; a write that throws is rolled back alone', async () => {
+    const writer = database.writer!;
+    const add = (bytes: number) =>
+      writer.write((sqlite) => {
+        sqlite.prepare('update users set storage_used_bytes = storage_used_bytes + ?').run(bytes);
+        if (bytes === 13) throw new Error('unlucky');
+        return bytes;
+      });
+    const results = await Promise.allSettled([add(1), add(13), add(100), add(1000)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ message: 'unlucky' });
+    expect(await usage()).toBe(1101);
+  });
+
+  it('resolves only once the write is committed, and survives closing and reopening', async () => {
+    const file = path.join(dir, 'pail.db');
+    await database.writer!.write((sqlite) => sqlite.prepare('update users set storage_used_bytes = 42').run());
+    await database.close();
+    database = openDatabase({ kind: 'sqlite', file });
+    expect(await usage()).toBe(42);
+  });
+
+  it('never runs inside a transaction Kysely has open', async () => {
+    const seen: boolean[] = [];
+    let queued: Promise<unknown> | undefined;
+    await database.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ storage_used_bytes: 5 }).execute();
+      queued = database.writer!.write((sqlite) => {
+        seen.push(sqlite.inTransaction);
+        return sqlite.prepare('update users set storage_used_bytes = storage_used_bytes * 2').run();
+      });
+      // Give the writer several turns of the event loop while this transaction stays open.
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      await trx.updateTable('users').set({ storage_used_bytes: 7 }).execute();
+    });
+    await queued;
+    // It ran after the Kysely transaction committed (7 * 2), inside its own group transaction.
+    expect(await usage()).toBe(14);
+    expect(seen).toEqual([true]);
+  });
+
+  it('checkpoints on the worker keep the write-ahead log small under many commits', async () => {
+    const writer = database.writer!;
+    const blob = Buffer.alloc(8192, 1);
+    await database.db.schema.createTable('filler').addColumn('bytes', 'blob').execute();
+    for (let round = 0; round < 20; round++) {
+      await Promise.all(Array.from({ length: 50 }, () => writer.write((sqlite) => sqlite.prepare('insert into filler (bytes) values (?)').run(blob))));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // 1000 rows of 8 KiB went through the log (≈ 8 MiB plus pages); checkpoints let it be reused.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const wal = await stat(path.join(dir, 'pail.db-wal'));
+    expect(wal.size).toBeLessThan(6 * 1024 * 1024);
+    const main = await stat(path.join(dir, 'pail.db'));
+    expect(main.size).toBeGreaterThan(8 * 1024 * 1024);
+  });
+});
