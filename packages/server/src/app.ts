@@ -18,6 +18,7 @@ import { ApiKeyAuthenticator } from './domain/api-keys.js';
 import { resumePurges } from './domain/bucket-deletion.js';
 import { collectGarbage } from './domain/garbage-collection.js';
 import { MetadataCache } from './domain/metadata-cache.js';
+import { SharedEpochs, type EpochKind } from './domain/shared-epochs.js';
 import { ObjectCache } from './domain/object-cache.js';
 import type { ReadableObject } from './domain/objects.js';
 import { sessionTokens } from './domain/sessions.js';
@@ -51,13 +52,20 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
         // otherwise leave a rate-limit check, and so the request, waiting forever.
         commandTimeout: 2000,
         keepAlive: 10_000,
+        // Commands issued in the same turn of the event loop share one round trip.
+        enableAutoPipelining: true,
       })
     : undefined;
   redis?.on('error', () => {}); // ioredis reconnects by itself; requests meanwhile get 503.
   const cache = new ObjectCache(config.cacheMaxObjectBytes, config.cacheMaxBytes);
-  // Lookups are cached only where this process is the only writer (see metadata-cache.ts).
-  const lookups = dialect === 'sqlite' ? new MetadataCache<ReadableObject>({ max: 10_000, ttlMs: 5_000 }) : null;
-  const keyOwners = dialect === 'sqlite' ? new MetadataCache<Awaited<ReturnType<ApiKeyAuthenticator['authenticate']>> & object>({ max: 10_000, ttlMs: 2_000 }) : null;
+  // Lookups are cached where every change reaches every cache: one process on
+  // SQLite, or several sharing invalidation counters in Redis (metadata-cache.ts).
+  const sharedEpochs = dialect === 'postgres' && redis ? new SharedEpochs(redis, config.redisKeyPrefix) : null;
+  const cacheable = dialect === 'sqlite' || sharedEpochs !== null;
+  const shared = (kind: EpochKind) =>
+    sharedEpochs && { epochs: sharedEpochs, kind, onError: (error: unknown) => app.log.warn({ err: error }, 'cache invalidation did not reach Redis') };
+  const lookups = cacheable ? new MetadataCache<ReadableObject>({ max: 10_000, ttlMs: 5_000 }, shared('objects')) : null;
+  const keyOwners = cacheable ? new MetadataCache<Awaited<ReturnType<ApiKeyAuthenticator['authenticate']>> & object>({ max: 10_000, ttlMs: 2_000 }, shared('keys')) : null;
   const ctx: AppContext = {
     config,
     db,
@@ -123,6 +131,19 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   app.addHook('onSend', async (request) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') await durable();
   });
+  if (sharedEpochs) {
+    // Before any cache is consulted: what other instances have changed.
+    app.addHook('onRequest', async () => {
+      try {
+        const epochs = await sharedEpochs.read();
+        keyOwners?.adopt(epochs.keys);
+        lookups?.adopt(epochs.objects);
+      } catch {
+        keyOwners?.distrust();
+        lookups?.distrust();
+      }
+    });
+  }
   installErrorHandlers(app);
   registerHealthRoutes(app, ctx);
   registerAuthRoutes(app, ctx);

@@ -75,9 +75,9 @@ type KeyOwner = { user: UserRow; keyId: number };
 export class ApiKeyAuthenticator {
   private readonly lastWritten = new Map<number, number>();
   /**
-   * @param cache key -> owner, on the embedded backend only (see
-   *   metadata-cache.ts); revoking a key through this process empties it, and
-   *   its short TTL bounds what another process (the CLI) changes.
+   * @param cache key -> owner, where caching is safe (see metadata-cache.ts);
+   *   revoking a key empties it (on every instance, with Redis), and its short
+   *   TTL bounds what the `pail` CLI changes behind the servers' backs.
    */
   constructor(
     private readonly db: Db,
@@ -112,8 +112,8 @@ export class ApiKeyAuthenticator {
   }
 
   /** A key was revoked or an owner changed: stop trusting what is cached. */
-  forget(): void {
-    this.cache?.invalidate();
+  async forget(): Promise<void> {
+    await this.cache?.invalidate();
   }
 
   private touch(keyId: number): void {

@@ -31,7 +31,7 @@ export async function deleteBucket(ports: ObjectPorts, ownerId: number, bucketId
       .where('id', '=', ownerId)
       .execute();
   });
-  ports.lookups?.invalidate();
+  await ports.lookups?.invalidate();
   await purgeBucket(ports, bucketId);
 }
 

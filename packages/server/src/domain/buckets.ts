@@ -108,7 +108,7 @@ export async function getOwnBucket(db: Db, ownerId: number, rawId: string): Prom
 }
 
 export async function setVisibility(
-  ports: { db: Db; lookups: { invalidate(): void } | null },
+  ports: { db: Db; lookups: { invalidate(): Promise<void> } | null },
   ownerId: number,
   rawId: string,
   body: Record<string, unknown>,
@@ -122,5 +122,5 @@ export async function setVisibility(
     .where('id', '=', bucket.id)
     .where('deleted_at', 'is', null)
     .execute();
-  ports.lookups?.invalidate();
+  await ports.lookups?.invalidate();
 }

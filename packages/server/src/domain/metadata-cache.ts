@@ -1,23 +1,36 @@
 /**
  * A short-lived in-process cache of lookups on the hottest paths (API key ->
- * user, bucket+filename -> object row). Used only on the embedded SQLite
- * backend, where this one process makes every change to objects and buckets,
- * so it can invalidate on each change. On PostgreSQL several instances write,
- * so nothing is cached there.
+ * user, bucket+filename -> object row).
  *
  * Correctness rule: a read that started before an invalidation must not store
- * its (possibly old) result. Every invalidation bumps `epoch`; a read notes the
- * epoch before it queries and stores only if nothing changed meanwhile. The TTL
- * bounds staleness from writers outside this process (the `pail` CLI changing
- * a plan or revoking a key).
+ * its (possibly old) result, and nothing learnt before an invalidation may be
+ * served after it. Every invalidation moves `epoch`; a read notes the epoch
+ * before it queries and stores only if nothing changed meanwhile; an entry is
+ * served only under the epoch it was learnt in.
+ *
+ * Where the epoch comes from:
+ * - Embedded SQLite: this process makes every change to objects and buckets,
+ *   so a local counter moved on each change is enough. The TTL bounds
+ *   staleness from writers outside this process (the `pail` CLI changing a
+ *   plan or revoking a key).
+ * - PostgreSQL + Redis: several instances write, so the epoch is a counter in
+ *   Redis (shared-epochs.ts), read at the start of every request (adopt) and
+ *   moved by every change (invalidate).
+ * - PostgreSQL without Redis: no cache at all (app.ts).
  */
 import { LRUCache } from 'lru-cache';
+import type { EpochKind, SharedEpochs } from './shared-epochs.js';
 
 export class MetadataCache<V extends object> {
   private readonly entries: LRUCache<string, { value: V; epoch: number }>;
   private epoch = 0;
+  /** Epochs handed out while the shared counter could not be read: negative, never reused. */
+  private unknown = 0;
 
-  constructor(options: { max: number; ttlMs: number }) {
+  constructor(
+    options: { max: number; ttlMs: number },
+    private readonly shared: { epochs: SharedEpochs; kind: EpochKind; onError: (error: unknown) => void } | null = null,
+  ) {
     this.entries = new LRUCache<string, { value: V; epoch: number }>({ max: options.max, ttl: options.ttlMs });
   }
 
@@ -36,10 +49,37 @@ export class MetadataCache<V extends object> {
   }
 
   /**
-   * Something changed: forget everything learnt before now. O(1): older
+   * Shared mode: the counter value this request read. A counter that went
+   * down was reset (Redis restarted or flushed): old entries could carry the
+   * same numbers again, so they all go.
+   */
+  adopt(shared: number): void {
+    if (shared === this.epoch) return;
+    if (shared < this.epoch) this.entries.clear();
+    this.epoch = shared;
+  }
+
+  /** Shared mode, counter unreadable: trust nothing learnt before, and let nothing learnt now outlive this request. */
+  distrust(): void {
+    this.epoch = --this.unknown;
+  }
+
+  /**
+   * Something changed: forget everything learnt before now, here and (shared
+   * mode) on every instance, before the change is answered. O(1): older
    * entries stop matching the epoch and age out of the LRU.
    */
-  invalidate(): void {
-    this.epoch++;
+  async invalidate(): Promise<void> {
+    if (!this.shared) {
+      this.epoch++;
+      return;
+    }
+    // Nothing learnt before the change may be served here meanwhile.
+    this.distrust();
+    try {
+      this.adopt(await this.shared.epochs.bump(this.shared.kind));
+    } catch (error) {
+      this.shared.onError(error);
+    }
   }
 }

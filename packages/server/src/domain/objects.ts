@@ -29,7 +29,7 @@ export interface ObjectPorts {
   writer: SqliteWriter | null;
   blobs: BlobStore;
   cache: ObjectCache;
-  /** Object lookups kept in memory; null where other processes also write (PostgreSQL). */
+  /** Object lookups kept in memory; null on PostgreSQL without Redis (see metadata-cache.ts). */
   lookups: MetadataCache<ReadableObject> | null;
   plans: PlanLimits;
   maxFileBytes: number;
@@ -116,7 +116,7 @@ export async function uploadObject(ports: ObjectPorts, input: UploadInput): Prom
 
   try {
     const replaced = await commitUpload(ports, { ownerId: owner.id, cap, plan, bucketId: bucket.id, filename, storageKey, contentType: input.contentType, ...stored });
-    ports.lookups?.invalidate();
+    await ports.lookups?.invalidate();
     if (replaced) await retireBlobs(ports, [replaced]);
     return { filename, size: stored.size, updated: replaced !== null };
   } catch (error) {
@@ -204,7 +204,7 @@ export async function deleteObject(ports: ObjectPorts, bucket: BucketRow, filena
       .execute();
     return old;
   });
-  ports.lookups?.invalidate();
+  await ports.lookups?.invalidate();
   await retireBlobs(ports, [removed]);
 }
 

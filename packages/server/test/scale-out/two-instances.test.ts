@@ -132,6 +132,38 @@ describe('two server processes on shared PostgreSQL, Redis and S3', () => {
     expect((await dev(b, user, `/${bucket.id}/files/data.bin`)).status).toBe(404);
   });
 
+  it("a change made through one instance is seen at once through the other, however warm the other's caches", async () => {
+    const user = await signUp(a.url);
+    const bucket = await createBucket(a, user, { visibility: 'public' });
+    const read = async (server: ServerProcess, anonymous = false) => {
+      const response = anonymous ? await fetch(`${server.url}/api/v1/buckets/${bucket.id}/files/hot.bin`) : await dev(server, user, `/${bucket.id}/files/hot.bin`);
+      return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) };
+    };
+    const v1 = randomBytes(500);
+    const v2 = randomBytes(600);
+    expect((await dev(a, user, `/${bucket.id}/files/hot.bin`, { method: 'PUT', body: v1 })).status).toBe(201);
+    // Warm B: the key, the object lookup and the bytes are all cached there now.
+    for (let i = 0; i < 3; i++) expect((await read(b)).bytes.equals(v1)).toBe(true);
+    for (let i = 0; i < 2; i++) expect((await read(b, true)).bytes.equals(v1)).toBe(true);
+
+    expect((await dev(a, user, `/${bucket.id}/files/hot.bin`, { method: 'PUT', body: v2 })).status).toBe(201);
+    expect((await read(b)).bytes.equals(v2)).toBe(true);
+
+    // Made private through A: B refuses an anonymous reader at once.
+    expect((await dev(a, user, `/${bucket.id}/visibility`, { method: 'POST', body: JSON.stringify({ visibility: 'private' }) })).status).toBe(200);
+    expect((await read(b, true)).status).toBe(401);
+
+    expect((await dev(a, user, `/${bucket.id}/files/hot.bin`, { method: 'DELETE' })).status).toBe(200);
+    expect(await read(b)).toMatchObject({ status: 404 });
+
+    // The key, revoked through A, is refused by B, where it was just used.
+    expect((await dev(b, user, '')).status).toBe(200);
+    const keys = await json(await fetch(`${a.url}/api/keys`, { headers: { authorization: `Bearer ${user.token}` } }));
+    const revoked = await fetch(`${a.url}/api/keys/${keys.data[0].id}`, { method: 'DELETE', headers: { authorization: `Bearer ${user.token}` } });
+    expect(revoked.status).toBe(200);
+    expect((await dev(b, user, '')).status).toBe(401);
+  });
+
   it('twenty racing uploads through both instances, into two buckets, never pass the storage cap', async () => {
     const user = await signUp(b.url);
     // Two buckets, so the per-bucket row lock does not serialise them: only the

@@ -22,7 +22,7 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: AppContext): void {
       const id = /^[1-9][0-9]{0,15}$/.test(request.params.id) ? Number(request.params.id) : null;
       if (id === null) throw errors.apiKeyNotFound();
       await revokeApiKey(ctx.db, request.principal.user!.id, id);
-      ctx.apiKeys.forget();
+      await ctx.apiKeys.forget();
       return { message: 'API key revoked' };
     });
   });

@@ -1,0 +1,38 @@
+/**
+ * Cache invalidation across instances, through Redis (PostgreSQL + Redis
+ * deployments). Each kind of cached lookup (API keys, objects) has a counter
+ * in Redis. A change increments its counter after its transaction commits and
+ * before it is answered; every request reads the counters before it looks in
+ * a cache (one MGET), and a cache only trusts entries learnt under the counter
+ * value it has just read (metadata-cache.ts). So a request that starts after
+ * a change was answered, on any instance, never gets the old answer from a
+ * cache. If Redis cannot be read, the caches trust nothing for that request;
+ * if an increment fails, other instances may serve the old lookup until its
+ * entry's time-to-live runs out (seconds), and the failure is logged.
+ */
+import type { Redis } from 'ioredis';
+
+export type EpochKind = 'keys' | 'objects';
+const KINDS: EpochKind[] = ['keys', 'objects'];
+
+export class SharedEpochs {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  private key(kind: EpochKind): string {
+    return `${this.prefix}epoch:${kind}`;
+  }
+
+  /** The current counters; a counter never incremented reads as 0. */
+  async read(): Promise<Record<EpochKind, number>> {
+    const values = await this.redis.mget(...KINDS.map((kind) => this.key(kind)));
+    return { keys: Number(values[0] ?? 0), objects: Number(values[1] ?? 0) };
+  }
+
+  /** Increments one counter; resolves with its new value. */
+  async bump(kind: EpochKind): Promise<number> {
+    return this.redis.incr(this.key(kind));
+  }
+}
