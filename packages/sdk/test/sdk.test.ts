@@ -613,7 +613,10 @@ describe.skipIf(process.env.PAIL_TEST_BACKEND === 'scaled')('the package, in a c
     const results = JSON.parse(stdout);
     expect(results).toMatchObject({ path: SIZE, stream: SIZE, multipart: SIZE, downloadStream: SIZE, downloadToPath: SIZE });
     // Holding the file (the failure this guards against) would be 64 MB or more.
-    expect(results.peakArrayBuffersMB).toBeLessThan(32);
+    // Measured: 5-14 MB while uploading; the downloads, which buffer what a
+    // fast local server sends ahead of the reader, 20-24 MB alone and up to 33
+    // while the rest of the suite loads the machine.
+    expect(results.peakArrayBuffersMB).toBeLessThan(48);
     await rm(big);
     await rm(path.join(tmp, 'large-copy.bin'));
   }, 120_000);

@@ -10,20 +10,23 @@
  * 5. moves the bucket's counts, which also checks the bucket is still live
  *    (a deleted bucket rolls everything back).
  *
- * The same steps exist twice, by design:
- * - PostgreSQL: through Kysely, under a lock on the bucket row.
+ * The same steps exist twice, by design, each shaped by its database:
  * - Embedded SQLite: as prepared statements in one synchronous function, run
  *   by the group-commit writer (db/sqlite-writer.ts). Through Kysely the
  *   commit cost ~150 µs of CPU per upload (query building and its promise
  *   plumbing, measured), more than the rest of the request; as plain
- *   statements, ~25 µs. Both run under the whole HTTP test suite (embedded
- *   and scaled projects).
+ *   statements, ~25 µs.
+ * - PostgreSQL: through Kysely, the uploads into one bucket batched into one
+ *   transaction (commitBatchOnPostgres).
+ * Both run under the whole HTTP test suite (embedded and scaled projects).
  */
 import type SQLite from 'better-sqlite3';
 import type { Transaction } from 'kysely';
-import { deleteInlineBlobs, insertInlineBlob } from '../blob/inline-blobs.js';
+import { deleteInlineBlobs } from '../blob/inline-blobs.js';
+import type { Db } from '../db/database.js';
 import type { Dialect } from '../db/migrations.js';
 import type { Database } from '../db/schema.js';
+import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
 import type { ObjectPorts } from './objects.js';
@@ -52,49 +55,115 @@ export interface CommitInput extends StoredBytes {
 }
 
 /** Records the new bytes as the file's current version. Returns the replaced version, if any. */
-export function commitUpload(ports: Pick<ObjectPorts, 'db' | 'dialect' | 'writer'>, input: CommitInput): Promise<RetiredVersion | null> {
+export function commitUpload(ports: Pick<ObjectPorts, 'db' | 'writer'>, input: CommitInput): Promise<RetiredVersion | null> {
   if (ports.writer) return ports.writer.write((sqlite) => commitOnSqlite(sqlite, input));
-  return commitWithKysely(ports, input);
+  let batcher = postgresBatchers.get(ports.db);
+  if (!batcher) {
+    const db = ports.db;
+    batcher = new KeyedBatcher((bucketId: number, items: CommitInput[]) => commitBatchOnPostgres(db, bucketId, items), MAX_BATCH);
+    postgresBatchers.set(db, batcher);
+  }
+  return batcher.run(input.bucketId, input);
 }
 
-async function commitWithKysely(ports: Pick<ObjectPorts, 'db' | 'dialect'>, input: CommitInput): Promise<RetiredVersion | null> {
-  return ports.db.transaction().execute(async (trx) => {
-    // Locking the bucket row serialises commits per bucket, so two uploads of one name cannot both count as new.
-    await lockLiveBucket(trx, ports.dialect, input.bucketId);
+/** One batcher per database handle: batches are per bucket, so one bucket's uploads share a transaction. */
+const postgresBatchers = new WeakMap<Db, KeyedBatcher<number, CommitInput, RetiredVersion | null>>();
+const MAX_BATCH = 256;
 
-    const old = await trx
+/**
+ * PostgreSQL: the uploads into one bucket that arrived while its previous
+ * batch committed, in one transaction. Each upload into a bucket must hold
+ * the bucket's and its owner's rows from its counts update to its commit, WAL
+ * flush included, so one transaction per upload serialises them on the disk
+ * (measured: 127 uploads/s into one bucket). A batch takes the locks once, in
+ * the order every write uses (bucket, then owner), applies the uploads in
+ * order against the locked usage (the cap refuses exactly those that would
+ * pass it, as one at a time would), and writes all of them with a fixed
+ * number of statements and one flush.
+ */
+async function commitBatchOnPostgres(db: Db, bucketId: number, items: CommitInput[]): Promise<Outcome<RetiredVersion | null>[]> {
+  return db.transaction().execute(async (trx) => {
+    const bucket = await trx
+      .selectFrom('buckets')
+      .select('owner_id')
+      .where('id', '=', bucketId)
+      .where('deleted_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!bucket) return items.map(() => ({ ok: false as const, error: errors.bucketNotFound() }));
+    const owner = await trx.selectFrom('users').select('storage_used_bytes').where('id', '=', bucket.owner_id).forUpdate().executeTakeFirstOrThrow();
+    const names = [...new Set(items.map((item) => item.filename))];
+    const existing = await trx
       .selectFrom('objects')
-      .select(['storage_key', 'size', 'inline'])
-      .where('bucket_id', '=', input.bucketId)
-      .where('filename', '=', input.filename)
-      .executeTakeFirst();
-    const delta = input.size - (old?.size ?? 0);
+      .select(['filename', 'storage_key', 'size', 'inline'])
+      .where('bucket_id', '=', bucketId)
+      .where('filename', 'in', names)
+      .execute();
 
-    const usage = await trx
-      .updateTable('users')
-      .set((eb) => ({ storage_used_bytes: eb('storage_used_bytes', '+', delta) }))
-      .where('id', '=', input.ownerId)
-      .$if(delta > 0, (q) => q.where((eb) => eb(eb('storage_used_bytes', '+', delta), '<=', input.cap)))
-      .executeTakeFirst();
-    if (Number(usage.numUpdatedRows) === 0) throw errors.storageLimit(input.plan, input.cap);
+    // The current version of each name as the batch goes: committed, or earlier in this batch.
+    const current = new Map<string, { storage_key: string; size: number; inline: number; committed: boolean }>(
+      existing.map((row) => [row.filename, { ...row, committed: true }]),
+    );
+    const latest = new Map<string, CommitInput>();
+    let usage = owner.storage_used_bytes;
+    let countDelta = 0;
+    let bytesDelta = 0;
+    const retiredInline: string[] = [];
+    const outcomes = items.map((item): Outcome<RetiredVersion | null> => {
+      const old = current.get(item.filename);
+      const delta = item.size - (old?.size ?? 0);
+      if (delta > 0 && usage + delta > item.cap) return { ok: false, error: errors.storageLimit(item.plan, item.cap) };
+      usage += delta;
+      bytesDelta += delta;
+      if (!old) countDelta += 1;
+      // A committed inline version's bytes leave with this transaction; one from earlier in the batch was never written.
+      if (old?.committed && old.inline) retiredInline.push(old.storage_key);
+      current.set(item.filename, { storage_key: item.storageKey, size: item.size, inline: item.inlineBytes ? 1 : 0, committed: false });
+      latest.set(item.filename, item);
+      return { ok: true, value: old ? { storage_key: old.storage_key, inline: old.inline } : null };
+    });
+    if (latest.size === 0) return outcomes;
 
     const now = nowIso();
-    const version = { storage_key: input.storageKey, size: input.size, content_type: input.contentType, etag: input.sha256, inline: input.inlineBytes ? 1 : 0, updated_at: now };
-    if (input.inlineBytes) await insertInlineBlob(trx, input.storageKey, input.inlineBytes);
-    if (old?.inline) await deleteInlineBlobs(trx, [old.storage_key]);
-    if (old) {
-      await trx.updateTable('objects').set(version).where('bucket_id', '=', input.bucketId).where('filename', '=', input.filename).execute();
-    } else {
-      await trx.insertInto('objects').values({ bucket_id: input.bucketId, filename: input.filename, created_at: now, ...version }).execute();
+    const versions = [...latest.values()];
+    await deleteInlineBlobs(trx, retiredInline);
+    const inline = versions.filter((item) => item.inlineBytes);
+    if (inline.length > 0) {
+      await trx.insertInto('inline_blobs').values(inline.map((item) => ({ storage_key: item.storageKey, bytes: item.inlineBytes! }))).execute();
     }
-    const counted = await trx
+    await trx
+      .insertInto('objects')
+      .values(
+        versions.map((item) => ({
+          bucket_id: bucketId,
+          filename: item.filename,
+          storage_key: item.storageKey,
+          size: item.size,
+          content_type: item.contentType,
+          etag: item.sha256,
+          inline: item.inlineBytes ? 1 : 0,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .onConflict((conflict) =>
+        conflict.columns(['bucket_id', 'filename']).doUpdateSet((eb) => ({
+          storage_key: eb.ref('excluded.storage_key'),
+          size: eb.ref('excluded.size'),
+          content_type: eb.ref('excluded.content_type'),
+          etag: eb.ref('excluded.etag'),
+          inline: eb.ref('excluded.inline'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute();
+    await trx.updateTable('users').set({ storage_used_bytes: usage }).where('id', '=', bucket.owner_id).execute();
+    await trx
       .updateTable('buckets')
-      .set((eb) => ({ object_count: eb('object_count', '+', old ? 0 : 1), total_bytes: eb('total_bytes', '+', delta) }))
-      .where('id', '=', input.bucketId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(counted.numUpdatedRows) === 0) throw errors.bucketNotFound();
-    return old ?? null;
+      .set((eb) => ({ object_count: eb('object_count', '+', countDelta), total_bytes: eb('total_bytes', '+', bytesDelta) }))
+      .where('id', '=', bucketId)
+      .execute();
+    return outcomes;
   });
 }
 
@@ -123,7 +192,7 @@ function statements(sqlite: SQLite.Database): Prepared {
   return found;
 }
 
-/** The same steps as commitWithKysely, synchronously; SQLite serialises all writes, so no lock is needed. */
+/** The steps above for one upload, synchronously; SQLite serialises all writes, so no lock is needed. */
 function commitOnSqlite(sqlite: SQLite.Database, input: CommitInput): RetiredVersion | null {
   const sql = statements(sqlite);
   const old = sql.old.get(input.bucketId, input.filename) as (RetiredVersion & { size: number }) | undefined;

@@ -14,6 +14,7 @@ import type { Redis } from 'ioredis';
 
 export type EpochKind = 'keys' | 'objects';
 const KINDS: EpochKind[] = ['keys', 'objects'];
+const READ_TIMEOUT_MS = 250;
 
 export class SharedEpochs {
   constructor(
@@ -25,10 +26,22 @@ export class SharedEpochs {
     return `${this.prefix}epoch:${kind}`;
   }
 
-  /** The current counters; a counter never incremented reads as 0. */
+  /**
+   * The current counters; a counter never incremented reads as 0. Gives up
+   * after READ_TIMEOUT_MS (a stalled Redis): the caller then trusts no cache,
+   * which is always safe, instead of waiting out Redis's command timeout.
+   */
   async read(): Promise<Record<EpochKind, number>> {
-    const values = await this.redis.mget(...KINDS.map((kind) => this.key(kind)));
-    return { keys: Number(values[0] ?? 0), objects: Number(values[1] ?? 0) };
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('Redis did not answer the epoch read in time')), READ_TIMEOUT_MS);
+    });
+    try {
+      const values = await Promise.race([this.redis.mget(...KINDS.map((kind) => this.key(kind))), late]);
+      return { keys: Number(values[0] ?? 0), objects: Number(values[1] ?? 0) };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Increments one counter; resolves with its new value. */
