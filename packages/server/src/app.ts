@@ -128,8 +128,10 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   }
   // A change is answered only once it is on disk (db/wal-sync.ts): one hook,
   // so no write path can forget it. Requests that wrote nothing do not wait.
-  app.addHook('onSend', async (request) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') await durable();
+  // (A callback hook: reads, the hot path, pay no promise for it.)
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return done(null, payload);
+    durable().then(() => done(null, payload), done);
   });
   if (sharedEpochs) {
     // Before any cache is consulted: what other instances have changed.
