@@ -10,6 +10,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { randomUUID } from 'node:crypto';
 import { openBlobStore } from './blob/open-blob-store.js';
 import type { Config } from './config.js';
@@ -79,6 +80,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
       cache,
       lookups,
       plans: config.plans,
+      bucketIdentities: new LRUCache({ max: 10_000 }),
       maxFileBytes: config.maxFileBytes,
       inlineMaxBytes: config.inlineMaxBytes,
       storageHost: `${config.publicUrl}/storage`,

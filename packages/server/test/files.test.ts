@@ -406,7 +406,13 @@ describe('bucket deletion', () => {
       expect(await json(response)).toMatchObject({ error: 'Bucket not found' });
     }
     expect((await fetch(list.data[0].url, { headers: auth() })).status).toBe(404);
-    expect((await put(bucket, 'late.txt', 'x')).status).toBe(404);
+    // Uploads into it after the deletion (small, and large enough for the blob store) are refused and leave nothing.
+    for (const body of ['x', randomBytes(INLINE_MAX + 1)]) {
+      const late = await put(bucket, 'late.bin', body);
+      expect(late.status).toBe(404);
+      expect(await json(late)).toMatchObject({ error: 'Bucket not found' });
+    }
+    expect(await storedKeys(`${storageName}/`)).toEqual([]);
   });
 });
 

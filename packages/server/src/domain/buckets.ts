@@ -4,6 +4,7 @@
  */
 import { bucketNameProblem, type StorageBucket } from '@pail/shared';
 import { randomBytes } from 'node:crypto';
+import type { LRUCache } from 'lru-cache';
 import type { Db } from '../db/database.js';
 import type { BucketRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
@@ -90,6 +91,29 @@ export async function listBuckets(db: Db, ownerId: number): Promise<StorageBucke
     .orderBy('id')
     .execute();
   return rows.map(bucketView);
+}
+
+/** What an upload needs of a bucket: fields fixed when it is created. */
+export type BucketIdentity = Pick<BucketRow, 'id' | 'owner_id' | 'storage_name'>;
+
+/**
+ * The caller's bucket for an upload, or BucketNotFound (also for other owners'
+ * buckets). Its identity never changes, so it is cached per (owner, id)
+ * without invalidation; whether the bucket is still live is checked again by
+ * the upload's commit, which answers Bucket not found if it was deleted.
+ */
+export async function ownBucketForUpload(
+  ports: { db: Db; bucketIdentities: LRUCache<string, BucketIdentity> },
+  ownerId: number,
+  rawId: string,
+): Promise<BucketIdentity> {
+  const cacheKey = `${ownerId}/${rawId}`;
+  const cached = ports.bucketIdentities.get(cacheKey);
+  if (cached) return cached;
+  const { id, owner_id, storage_name } = await getOwnBucket(ports.db, ownerId, rawId);
+  const identity = { id, owner_id, storage_name };
+  ports.bucketIdentities.set(cacheKey, identity);
+  return identity;
 }
 
 /** The caller's live bucket, or BucketNotFound (also for other owners' buckets). */

@@ -9,6 +9,7 @@
  */
 import { filenameProblem, type BucketObject, type UploadResult } from '@pail/shared';
 import { createHash, randomUUID } from 'node:crypto';
+import type { LRUCache } from 'lru-cache';
 import type { Readable } from 'node:stream';
 import { BlobTooLargeError, type BlobStore } from '../blob/blob-store.js';
 import { deleteInlineBlobs, readInlineBlob, takeSmallBody } from '../blob/inline-blobs.js';
@@ -16,6 +17,7 @@ import type { Db } from '../db/database.js';
 import type { Dialect } from '../db/migrations.js';
 import type { BucketRow, ObjectRow, UserRow } from '../db/schema.js';
 import type { SqliteWriter } from '../db/sqlite-writer.js';
+import type { BucketIdentity } from './buckets.js';
 import { errors } from './errors.js';
 import type { MetadataCache } from './metadata-cache.js';
 import { commitUpload, lockLiveBucket, type RetiredVersion, type StoredBytes } from './object-commits.js';
@@ -29,6 +31,8 @@ export interface ObjectPorts {
   writer: SqliteWriter | null;
   blobs: BlobStore;
   cache: ObjectCache;
+  /** Buckets' fixed identities for uploads (buckets.ts: ownBucketForUpload). */
+  bucketIdentities: LRUCache<string, BucketIdentity>;
   /** Object lookups kept in memory; null on PostgreSQL without Redis (see metadata-cache.ts). */
   lookups: MetadataCache<ReadableObject> | null;
   plans: PlanLimits;
@@ -68,7 +72,7 @@ export function objectView(storageHost: string, bucket: Pick<BucketRow, 'id' | '
 
 export interface UploadInput {
   owner: UserRow;
-  bucket: BucketRow;
+  bucket: BucketIdentity;
   filename: string;
   body: Readable;
   contentType: string;

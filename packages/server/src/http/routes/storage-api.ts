@@ -17,7 +17,7 @@ import type {} from '@fastify/swagger';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { deleteBucket } from '../../domain/bucket-deletion.js';
-import { bucketView, createBucket, getOwnBucket, listBuckets, parseBucketId, setVisibility } from '../../domain/buckets.js';
+import { bucketView, createBucket, getOwnBucket, listBuckets, ownBucketForUpload, parseBucketId, setVisibility } from '../../domain/buckets.js';
 import { errors } from '../../domain/errors.js';
 import { deleteObject, findReadable, listObjects, parseFilename, uploadObject } from '../../domain/objects.js';
 import type { AppContext, Principal } from '../context.js';
@@ -89,7 +89,7 @@ export function registerStorageApi(scope: FastifyInstance, ctx: AppContext, layo
     },
     async uploadMultipart(request: BucketReq, reply: FastifyReply) {
       const user = signedIn(request.principal);
-      const bucket = await getOwnBucket(db, user.id, request.params.id);
+      const bucket = await ownBucketForUpload(objects, user.id, request.params.id);
       const result = await withMultipartFile(request, (file) => {
         const filename = parseFilename(file.filename ?? '');
         const contentType = contentTypeFor(filename, file.mimetype, true);
@@ -99,7 +99,7 @@ export function registerStorageApi(scope: FastifyInstance, ctx: AppContext, layo
     },
     async uploadRaw(request: FileReq, reply: FastifyReply) {
       const user = signedIn(request.principal);
-      const bucket = await getOwnBucket(db, user.id, request.params.id);
+      const bucket = await ownBucketForUpload(objects, user.id, request.params.id);
       const filename = parseFilename(request.params.filename);
       const contentType = contentTypeFor(filename, request.headers['content-type']);
       const result = await uploadObject(objects, {
