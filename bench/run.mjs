@@ -209,6 +209,9 @@ async function streamRep(rep, pail, baseline, cfg, results, log) {
     for (const variant of ['pail', 'baseline']) {
       const t = targets[variant];
       const pid = t.server.pid;
+      // Untimed: write back what earlier cases left dirty (the baseline's upload
+      // never flushes its gigabyte), so no case pays for another's write-back.
+      execFileSync('sync');
       const idleKiB = await idleRssKiB(pid);
       const hwmReset = resetPeakRss(pid);
       const sampler = sampleRss(pid, 50);

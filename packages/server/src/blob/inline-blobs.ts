@@ -66,10 +66,6 @@ function prepend(head: Buffer[], rest: Readable): Readable {
 
 type Writer = Db | Transaction<Database>;
 
-export async function insertInlineBlob(trx: Writer, storageKey: string, bytes: Buffer): Promise<void> {
-  await trx.insertInto('inline_blobs').values({ storage_key: storageKey, bytes }).execute();
-}
-
 export async function deleteInlineBlobs(trx: Writer, storageKeys: string[]): Promise<void> {
   if (storageKeys.length === 0) return;
   await trx.deleteFrom('inline_blobs').where('storage_key', 'in', storageKeys).execute();
