@@ -9,6 +9,12 @@
  * that off, and a worker thread with its own connection runs a PASSIVE
  * checkpoint every CHECKPOINT_EVERY_MS, which never blocks the writer. If the
  * worker dies, the server's connection takes checkpoints back (onFailure).
+ *
+ * The log starts again from its beginning only after a checkpoint has copied
+ * all of it; a commit made meanwhile appends instead. The group-commit writer
+ * pauses for every flush, which gives checkpoints their turn, but under
+ * writes that never pause the log file grows until they do (it is reused,
+ * not shrunk, afterwards).
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
