@@ -161,6 +161,22 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
     expect(body.data.user.storage_limit_bytes).toBe(10 * 1024 ** 3);
   });
 
+  it('a plan changed from the command line applies to the next API request, even for a key the server has just used', async () => {
+    await ok(dataDir, ['users', 'create', 'planwatch@example.com', '--password', 'password-plan']);
+    const out = await ok(dataDir, ['keys', 'create', 'planwatch@example.com', '--name', 'plan-watch']);
+    const key = out.trimEnd().split('\n').at(-1)!;
+    const before = await listBuckets(key);
+    expect(before.status).toBe(200);
+    const limitBefore = before.headers.get('ratelimit-limit');
+    await ok(dataDir, ['users', 'set-plan', 'planwatch@example.com', 'max']);
+    const after = await listBuckets(key);
+    expect(after.status).toBe(200);
+    expect(after.headers.get('ratelimit-limit')).toBe('1500');
+    expect(limitBefore).not.toBe('1500');
+    await ok(dataDir, ['users', 'set-plan', 'planwatch@example.com', 'plus']);
+    expect((await listBuckets(key)).headers.get('ratelimit-limit')).toBe('200');
+  });
+
   it('refuses a bad plan name with one line and exit 1, changing nothing', async () => {
     expect(await fails(dataDir, ['users', 'set-plan', 'alice@example.com', 'gold'])).toBe(
       'plan must be one of free, plus, pro, max; got "gold"',

@@ -41,7 +41,7 @@ export const DEVELOPER_API = { tag: 'Developer API', bases: ['/api/v1/buckets', 
 export const CLIENT_API = { tag: 'Client API', bases: ['/api/buckets'] } as const;
 
 export async function buildApp(config: Config, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
-  const { db, dialect, durable, writer, close: closeDatabase } = openDatabase(config.database, { checkpointInBackground: true });
+  const { db, dialect, durable, writer, committedElsewhere, close: closeDatabase } = openDatabase(config.database, { checkpointInBackground: true });
   await migrateToLatest(db, dialect);
   const blobs = await openBlobStore(config.blob);
   const redis = config.redisUrl
@@ -135,6 +135,16 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     if (request.method === 'GET' || request.method === 'HEAD') return done(null, payload);
     durable().then(() => done(null, payload), done);
   });
+  if (committedElsewhere) {
+    // Before any cache is consulted: did the CLI revoke a key or change a plan (db/database.ts: cacheEpochWatch)?
+    app.addHook('onRequest', (_request, _reply, done) => {
+      if (committedElsewhere()) {
+        keyOwners?.distrust();
+        lookups?.distrust();
+      }
+      done();
+    });
+  }
   if (sharedEpochs) {
     // Before any cache is consulted: what other instances have changed.
     app.addHook('onRequest', async () => {

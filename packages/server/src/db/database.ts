@@ -28,6 +28,12 @@ export interface OpenDatabase {
   durable: () => Promise<void>;
   /** SQLite only: group commit for the hottest writes (sqlite-writer.ts). */
   writer: SqliteWriter | null;
+  /**
+   * SQLite only: true when a change that cached lookups depend on was
+   * committed since the last call, by this process or another (the `pail`
+   * CLI): the `cache_epochs` row moved. Null on PostgreSQL.
+   */
+  committedElsewhere: (() => boolean) | null;
   /** Closes the database (and the WAL flusher). */
   close: () => Promise<void>;
 }
@@ -65,6 +71,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
       dialect: 'sqlite',
       durable: () => wal.sync(),
       writer: new SqliteWriter(sqlite, wal),
+      committedElsewhere: cacheEpochWatch(sqlite),
       close: async () => {
         await checkpointer?.stop();
         await wal.close();
@@ -89,7 +96,24 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
   // process. The pool drops that connection and the next query opens a new one.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', durable: async () => {}, writer: null, close: () => db.destroy() };
+  return { db, dialect: 'postgres', durable: async () => {}, writer: null, committedElsewhere: null, close: () => db.destroy() };
+}
+
+/**
+ * Reads the cache_epochs row, one prepared statement. (`PRAGMA data_version`
+ * would also move for the checkpoint worker's connection, emptying the caches
+ * every few hundred milliseconds.) Prepared on first use, after migrations.
+ */
+function cacheEpochWatch(sqlite: SQLite.Database): () => boolean {
+  let read: SQLite.Statement | null = null;
+  let seen: unknown;
+  return () => {
+    read ??= sqlite.prepare('select epoch from cache_epochs where id = 1').pluck();
+    const now = read.get();
+    if (now === seen) return false;
+    seen = now;
+    return true;
+  };
 }
 
 /**

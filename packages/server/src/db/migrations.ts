@@ -111,10 +111,29 @@ function inlineBlobs(dialect: Dialect): Migration {
   };
 }
 
+/**
+ * A counter that changes which cached lookups a server may keep are moved by
+ * in their own transaction (a key revoked, a plan changed), so that an
+ * embedded server notices changes made by another process, the `pail` CLI,
+ * at its next request (metadata-cache.ts).
+ */
+function cacheEpochs(): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('cache_epochs')
+        .addColumn('id', 'integer', (col) => col.primaryKey())
+        .addColumn('epoch', 'bigint', (col) => col.notNull())
+        .execute();
+      await db.insertInto('cache_epochs').values({ id: 1, epoch: 0 }).execute();
+    },
+  };
+}
+
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     async getMigrations() {
-      return { '0001_initial': initial(dialect), '0002_inline_blobs': inlineBlobs(dialect) };
+      return { '0001_initial': initial(dialect), '0002_inline_blobs': inlineBlobs(dialect), '0003_cache_epochs': cacheEpochs() };
     },
   };
 }

@@ -65,6 +65,12 @@ export interface InlineBlobsTable {
   bytes: Buffer;
 }
 
+/** One row (id 1): moved by changes that cached lookups depend on (migrations.ts). */
+export interface CacheEpochsTable {
+  id: number;
+  epoch: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -72,6 +78,7 @@ export interface Database {
   buckets: BucketsTable;
   objects: ObjectsTable;
   inline_blobs: InlineBlobsTable;
+  cache_epochs: CacheEpochsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import type { ApiKeyRow, UserRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
+import { moveCacheEpoch } from './cache-epoch.js';
 import { errors } from './errors.js';
 import type { MetadataCache } from './metadata-cache.js';
 
@@ -68,6 +69,7 @@ export async function revokeApiKey(db: Db, userId: number, keyId: number): Promi
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) throw errors.apiKeyNotFound();
+  await moveCacheEpoch(db);
 }
 
 type KeyOwner = { user: UserRow; keyId: number };
@@ -76,8 +78,9 @@ export class ApiKeyAuthenticator {
   private readonly lastWritten = new Map<number, number>();
   /**
    * @param cache key -> owner, where caching is safe (see metadata-cache.ts);
-   *   revoking a key empties it (on every instance, with Redis), and its short
-   *   TTL bounds what the `pail` CLI changes behind the servers' backs.
+   *   revoking a key empties it (on every instance, with Redis); a revocation
+   *   or plan change by the `pail` CLI empties it too (embedded backend) or
+   *   within its short TTL (PostgreSQL + Redis).
    */
   constructor(
     private readonly db: Db,

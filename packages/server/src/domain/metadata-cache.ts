@@ -9,10 +9,11 @@
  * served only under the epoch it was learnt in.
  *
  * Where the epoch comes from:
- * - Embedded SQLite: this process makes every change to objects and buckets,
- *   so a local counter moved on each change is enough. The TTL bounds
- *   staleness from writers outside this process (the `pail` CLI changing a
- *   plan or revoking a key).
+ * - Embedded SQLite: this process makes its own changes, so it moves a local
+ *   epoch on each; another process's changes (the `pail` CLI revoking a key
+ *   or changing a plan) move the cache_epochs row, which the server reads at
+ *   the start of every request (app.ts) and then empties the caches. The TTL
+ *   bounds what the CLI changes on PostgreSQL + Redis.
  * - PostgreSQL + Redis: several instances write, so the epoch is a counter in
  *   Redis (shared-epochs.ts), read at the start of every request (adopt) and
  *   moved by every change (invalidate).
@@ -24,7 +25,7 @@ import type { EpochKind, SharedEpochs } from './shared-epochs.js';
 export class MetadataCache<V extends object> {
   private readonly entries: LRUCache<string, { value: V; epoch: number }>;
   private epoch = 0;
-  /** Epochs handed out while the shared counter could not be read: negative, never reused. */
+  /** Epochs this process makes up (local changes, unreadable shared counter): negative, never reused. */
   private unknown = 0;
 
   constructor(
@@ -59,7 +60,10 @@ export class MetadataCache<V extends object> {
     this.epoch = shared;
   }
 
-  /** Shared mode, counter unreadable: trust nothing learnt before, and let nothing learnt now outlive this request. */
+  /**
+   * Trust nothing learnt before now: a fresh epoch, never used before. In
+   * shared mode, when the counter cannot be read; locally, on every change.
+   */
   distrust(): void {
     this.epoch = --this.unknown;
   }
@@ -71,7 +75,7 @@ export class MetadataCache<V extends object> {
    */
   async invalidate(): Promise<void> {
     if (!this.shared) {
-      this.epoch++;
+      this.distrust();
       return;
     }
     // Nothing learnt before the change may be served here meanwhile.

@@ -3,6 +3,7 @@ import { isPlan, type Plan, type User } from '@pail/shared';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { UserRow } from '../db/schema.js';
+import { moveCacheEpoch } from './cache-epoch.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
 import { hashPassword } from './passwords.js';
@@ -82,5 +83,6 @@ export async function setPlan(db: Db, email: string, plan: string): Promise<User
     .returningAll()
     .executeTakeFirst();
   if (!user) throw errors.validation(`no user with email ${email}`);
+  await moveCacheEpoch(db);
   return user;
 }
