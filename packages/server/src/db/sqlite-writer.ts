@@ -19,17 +19,14 @@
  * loop, so waiting one turn is enough.
  */
 import type SQLite from 'better-sqlite3';
+import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
 import type { WalSync } from './wal-sync.js';
 
-interface Pending {
-  work: (sqlite: SQLite.Database) => unknown;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
+type Write = (sqlite: SQLite.Database) => unknown;
 
 export class SqliteWriter {
-  private queue: Pending[] = [];
-  private draining = false;
+  /** One queue (one key): while a group commits and flushes, the next one gathers. */
+  private readonly batcher = new KeyedBatcher<'sqlite', Write, unknown>((_key, group) => this.commitGroup(group));
 
   constructor(
     private readonly sqlite: SQLite.Database,
@@ -38,48 +35,25 @@ export class SqliteWriter {
 
   /** Runs `work` in the next group; resolves with its result once the group is on disk. */
   write<T>(work: (sqlite: SQLite.Database) => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.draining) {
-        this.draining = true;
-        setImmediate(() => void this.drain());
-      }
-    });
+    return this.batcher.run('sqlite', work) as Promise<T>;
   }
 
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      if (this.sqlite.inTransaction) {
-        await new Promise((resolve) => setImmediate(resolve));
-        continue;
-      }
-      const group = this.queue;
-      this.queue = [];
-      const outcomes = this.runGroup(group);
-      let flushed: unknown = null;
-      try {
-        await this.wal.sync();
-      } catch (error) {
-        flushed = error;
-      }
-      group.forEach((pending, i) => {
-        const outcome = outcomes[i]!;
-        if (flushed !== null && outcome.ok) pending.reject(flushed);
-        else if (outcome.ok) pending.resolve(outcome.value);
-        else pending.reject(outcome.error);
-      });
-    }
-    this.draining = false;
+  private async commitGroup(group: Write[]): Promise<Outcome<unknown>[]> {
+    while (this.sqlite.inTransaction) await new Promise((resolve) => setImmediate(resolve));
+    const outcomes = this.runGroup(group);
+    // If the flush fails, nothing of the group is known to be durable: every write fails.
+    await this.wal.sync();
+    return outcomes;
   }
 
-  private runGroup(group: Pending[]): ({ ok: true; value: unknown } | { ok: false; error: unknown })[] {
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+  private runGroup(group: Write[]): Outcome<unknown>[] {
+    const outcomes: Outcome<unknown>[] = [];
     try {
       this.sqlite.transaction(() => {
-        for (const pending of group) {
+        for (const work of group) {
           // A nested better-sqlite3 transaction is a savepoint: a throw rolls back this write only.
           try {
-            outcomes.push({ ok: true, value: this.sqlite.transaction(pending.work)(this.sqlite) });
+            outcomes.push({ ok: true, value: this.sqlite.transaction(work)(this.sqlite) });
           } catch (error) {
             outcomes.push({ ok: false, error });
           }
