@@ -272,6 +272,72 @@ export function sampleRss(pid, everyMs = 50) {
   };
 }
 
+/** CPU seconds (user + system, all threads) a process has used so far; null if unreadable. */
+export function cpuSeconds(pid) {
+  try {
+    // Fields after the command name (which may hold spaces): utime is the 12th, stime the 13th.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The machine's CPU time so far, in ticks, from /proc/stat: all, and the parts
+ * spent waiting on the disk (iowait) or taken by the hypervisor (steal).
+ */
+export function machineTicks() {
+  try {
+    const [, ...values] = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/);
+    const n = values.map(Number);
+    return { all: n.reduce((a, b) => a + b, 0), iowait: n[4], steal: n[7] ?? 0 };
+  } catch {
+    return null;
+  }
+}
+
+/** Shares of the machine's CPU time between two machineTicks() readings. */
+export function tickShares(before, after) {
+  if (!before || !after || after.all === before.all) return null;
+  const all = after.all - before.all;
+  return { iowait: (after.iowait - before.iowait) / all, steal: (after.steal - before.steal) / all };
+}
+
+/** The share of a file's bytes in the page cache (util-linux fincore), null if unknown. */
+export function pageCacheShare(file) {
+  if (!file) return null;
+  try {
+    const [resident, size] = execFileSync('fincore', ['--bytes', '--noheadings', '--raw', '--output', 'RES,SIZE', file], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+    return size > 0 ? resident / size : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The largest file under a directory (Pail's blob of a big upload), null if none. */
+export function largestFile(dir) {
+  let best = null;
+  let bestSize = -1;
+  const walk = (current) => {
+    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) {
+        const size = fs.statSync(full).size;
+        if (size > bestSize) [best, bestSize] = [full, size];
+      }
+    }
+  };
+  try {
+    walk(dir);
+  } catch {
+    return null;
+  }
+  return best;
+}
+
 /** Idle RSS: the median of a few samples over `ms`. */
 export async function idleRssKiB(pid, ms = 500) {
   const values = [];

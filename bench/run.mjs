@@ -23,13 +23,18 @@ import {
   SERVER_CORE,
   api,
   hasTaskset,
+  cpuSeconds,
   idleRssKiB,
+  largestFile,
+  machineTicks,
+  pageCacheShare,
   readRssKiB,
   resetPeakRss,
   runLoad,
   runStream,
   sampleRss,
   startServer,
+  tickShares,
 } from './lib.mjs';
 import { renderHeader, renderTable, writeResults } from './report.mjs';
 import { loadCases, settings, setupBaseline, setupPail } from './workloads.mjs';
@@ -199,14 +204,27 @@ function describe(c, r) {
 // ---------------------------------------------------------------------------
 // W5/W6: one large upload and download per server, RSS sampled every 50 ms
 
+function pct(share) {
+  return share == null ? '?' : `${Math.round(share * 100)}%`;
+}
+
 async function streamRep(rep, pail, baseline, cfg, results, log) {
   const name = `big-${rep}.bin`;
   const targets = {
-    pail: { server: pail.server, url: `${pail.server.base}/api/v1/buckets/${pail.priv}/files/${name}`, headers: { 'x-api-key': pail.key } },
-    baseline: { server: baseline.server, url: `${baseline.server.base}/files/${name}`, headers: {} },
+    pail: {
+      server: pail.server,
+      url: `${pail.server.base}/api/v1/buckets/${pail.priv}/files/${name}`,
+      headers: { 'x-api-key': pail.key },
+      file: () => largestFile(path.join(pail.server.dataDir, 'blobs')),
+    },
+    baseline: { server: baseline.server, url: `${baseline.server.base}/files/${name}`, headers: {}, file: () => path.join(baseline.server.dataDir, name) },
   };
-  for (const mode of ['upload', 'download']) {
-    for (const variant of ['pail', 'baseline']) {
+  // Each server downloads the file it has just received, so both downloads find
+  // it equally fresh in the page cache (some hosts, this one included, page out
+  // memory left untouched for ~30 s). Which server goes first alternates.
+  const order = rep % 2 === 1 ? ['pail', 'baseline'] : ['baseline', 'pail'];
+  for (const variant of order) {
+    for (const mode of ['upload', 'download']) {
       const t = targets[variant];
       const pid = t.server.pid;
       // Untimed: write back what earlier cases left dirty (the baseline's upload
@@ -214,15 +232,20 @@ async function streamRep(rep, pail, baseline, cfg, results, log) {
       execFileSync('sync');
       const idleKiB = await idleRssKiB(pid);
       const hwmReset = resetPeakRss(pid);
+      const cached = mode === 'download' ? pageCacheShare(t.file()) : null;
       const sampler = sampleRss(pid, 50);
+      const cpuBefore = cpuSeconds(pid);
+      const ticksBefore = machineTicks();
       const r = await runStream({ mode, url: t.url, headers: t.headers, bytes: cfg.streamBytes, md5: false });
       const { peakKiB, samples } = sampler.stop();
       const hwmKiB = hwmReset ? readRssKiB(pid, 'VmHWM') : null;
       const intact = (r.status === 200 || r.status === 201) && r.bytes === cfg.streamBytes;
-      const entry = { ...r, idleKiB, peakKiB, hwmKiB, samples, intact };
+      const serverCpu = cpuBefore === null ? null : cpuSeconds(pid) - cpuBefore;
+      const machine = tickShares(ticksBefore, machineTicks());
+      const entry = { ...r, idleKiB, peakKiB, hwmKiB, samples, intact, serverCpu, machine, cached };
       (results.stream[`${mode}/${variant}`] ??= []).push(entry);
       const growth = (Math.max(peakKiB, hwmKiB ?? 0) - idleKiB) / 1024;
-      log(`  ${`${mode === 'upload' ? 'W5' : 'W6'}/${variant}`.padEnd(16)} ${r.mbps.toFixed(0)} MB/s, RSS idle ${(idleKiB / 1024).toFixed(1)} MiB, +${growth.toFixed(1)} MiB at peak${intact ? '' : ` NOT INTACT (status ${r.status}, ${r.bytes} bytes)`}`);
+      log(`  ${`${mode === 'upload' ? 'W5' : 'W6'}/${variant}`.padEnd(16)} ${r.mbps.toFixed(0)} MB/s, RSS idle ${(idleKiB / 1024).toFixed(1)} MiB, +${growth.toFixed(1)} MiB at peak, server CPU ${serverCpu?.toFixed(2)} s of ${r.seconds.toFixed(2)} s, iowait ${pct(machine?.iowait)}, steal ${pct(machine?.steal)}${cached === null ? '' : `, file ${pct(cached)} in page cache`}${intact ? '' : ` NOT INTACT (status ${r.status}, ${r.bytes} bytes)`}`);
     }
   }
   await api(pail.server.base, 'DELETE', `/api/v1/buckets/${pail.priv}/files/${name}`, { key: pail.key });

