@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { watchCacheEpoch } from './cache-epoch-watch.js';
 import { migrationProvider, type Dialect } from './migrations.js';
 import type { Database } from './schema.js';
 import { SqliteWriter } from './sqlite-writer.js';
@@ -66,13 +67,15 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
         if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
       });
     }
+    const epochs = watchCacheEpoch(sqlite, config.file);
     return {
       db,
       dialect: 'sqlite',
       durable: () => wal.sync(),
       writer: new SqliteWriter(sqlite, wal),
-      committedElsewhere: cacheEpochWatch(sqlite),
+      committedElsewhere: () => epochs.moved(),
       close: async () => {
+        epochs.close();
         await checkpointer?.stop();
         await wal.close();
         await db.destroy();
@@ -97,23 +100,6 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', durable: async () => {}, writer: null, committedElsewhere: null, close: () => db.destroy() };
-}
-
-/**
- * Reads the cache_epochs row, one prepared statement. (`PRAGMA data_version`
- * would also move for the checkpoint worker's connection, emptying the caches
- * every few hundred milliseconds.) Prepared on first use, after migrations.
- */
-function cacheEpochWatch(sqlite: SQLite.Database): () => boolean {
-  let read: SQLite.Statement | null = null;
-  let seen: unknown;
-  return () => {
-    read ??= sqlite.prepare('select epoch from cache_epochs where id = 1').pluck();
-    const now = read.get();
-    if (now === seen) return false;
-    seen = now;
-    return true;
-  };
 }
 
 /**
