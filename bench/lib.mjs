@@ -105,7 +105,9 @@ export async function startServer(kind, { label = kind, env = {}, nodeArgs = [] 
     kind === 'pail'
       ? { ...cleanEnv(), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ...env }
       : { ...cleanEnv(), PORT: String(port), BASELINE_ROOT: dataDir, ...env };
-  const [command, args] = pinnedNode(SERVER_CORE, script, [], nodeArgs);
+  // BENCH_PAIL_NODE_ARGS (e.g. "--trace-gc"): extra Node flags for Pail servers; their output goes to server.log.
+  const extra = kind === 'pail' && process.env.BENCH_PAIL_NODE_ARGS ? process.env.BENCH_PAIL_NODE_ARGS.split(' ').filter(Boolean) : [];
+  const [command, args] = pinnedNode(SERVER_CORE, script, [], [...extra, ...nodeArgs]);
   const child = spawn(command, args, { cwd: dataDir, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   const logFile = path.join(dataDir, 'server.log');
   const log = fs.createWriteStream(logFile);

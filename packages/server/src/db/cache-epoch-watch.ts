@@ -4,18 +4,41 @@
  * looked? Those changes move the `cache_epochs` row (domain/cache-epoch.ts).
  *
  * Reading that row on every request costs a SQLite read transaction (file
- * locks, a page read): measured, 15 µs of a 55 µs HEAD. So the row is read
- * only after the database's directory has changed. Another process's commit
- * writes the write-ahead log with write(2), which inotify reports before that
- * process can even exit, so the next request (sent after the CLI returned)
- * finds the flag set. Where the directory cannot be watched, every request
- * reads the row, as before. (`PRAGMA data_version` would also move for the
- * checkpoint worker's connection, emptying the caches every few hundred
- * milliseconds.)
+ * locks, a page read): measured, 15 µs of a 55 µs HEAD. So every connection
+ * that moves the row also touches a sentinel file beside the database (a
+ * temporary trigger calls back into this process), and the server reads the
+ * row only for a second after inotify reported a touch. The touch happens
+ * inside the moving transaction, before its commit, hence the second rather
+ * than one read. A process writing the database does so with the CLI's
+ * connection, which has the trigger; the CLI exits only after the touch, so
+ * the next request after it finds the window open. Watching the database's
+ * own directory instead would wake the server on each of its own commits
+ * (measured: small uploads 25 % slower). Where the sentinel cannot be
+ * watched, every request reads the row. (`PRAGMA data_version` would also
+ * move for the checkpoint worker's connection, emptying the caches every few
+ * hundred milliseconds.)
  */
 import type SQLite from 'better-sqlite3';
-import { watch, type FSWatcher } from 'node:fs';
-import path from 'node:path';
+import { closeSync, openSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+
+/** How long after a touch every request reads the row. */
+const WINDOW_MS = 1000;
+
+const sentinelOf = (databaseFile: string) => `${databaseFile}-cache-epoch`;
+
+/**
+ * On this connection, every move of the row touches the sentinel. Call once
+ * the table exists (after migrations); until then there is nothing to move.
+ */
+export function announceCacheEpochMoves(sqlite: SQLite.Database, databaseFile: string): void {
+  const sentinel = sentinelOf(databaseFile);
+  sqlite.function('pail_cache_epoch_moved', () => {
+    writeFileSync(sentinel, String(Date.now()));
+    return null;
+  });
+  sqlite.exec(`create temp trigger if not exists pail_announce_cache_epoch after update on main.cache_epochs
+    begin select pail_cache_epoch_moved(); end`);
+}
 
 export interface CacheEpochWatch {
   /** True when the epoch moved since the last call (and on the first call). */
@@ -23,18 +46,20 @@ export interface CacheEpochWatch {
   close(): void;
 }
 
-export function watchCacheEpoch(sqlite: SQLite.Database, file: string): CacheEpochWatch {
+export function watchCacheEpoch(sqlite: SQLite.Database, databaseFile: string): CacheEpochWatch {
   // Prepared on first use, after migrations have created the table.
   let read: SQLite.Statement | null = null;
   let seen: unknown;
-  let changed = true;
+  let readUntil = Number.POSITIVE_INFINITY; // until the first read
   let watcher: FSWatcher | null = null;
   try {
-    watcher = watch(path.dirname(path.resolve(file)), { persistent: false }, () => {
-      changed = true;
+    const sentinel = sentinelOf(databaseFile);
+    closeSync(openSync(sentinel, 'a'));
+    watcher = watch(sentinel, { persistent: false }, () => {
+      readUntil = Date.now() + WINDOW_MS;
     });
     watcher.on('error', () => {
-      // Watching stopped (the directory went away, or inotify failed): read the row every time.
+      // Watching stopped (the file went away, or inotify failed): read the row every time.
       watcher?.close();
       watcher = null;
     });
@@ -43,8 +68,8 @@ export function watchCacheEpoch(sqlite: SQLite.Database, file: string): CacheEpo
   }
   return {
     moved() {
-      if (watcher !== null && !changed) return false;
-      changed = false;
+      if (watcher !== null && Date.now() > readUntil) return false;
+      if (readUntil === Number.POSITIVE_INFINITY) readUntil = 0;
       read ??= sqlite.prepare('select epoch from cache_epochs where id = 1').pluck();
       const now = read.get();
       if (now === seen) return false;

@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
-import { watchCacheEpoch } from './cache-epoch-watch.js';
+import { announceCacheEpochMoves, watchCacheEpoch } from './cache-epoch-watch.js';
 import { migrationProvider, type Dialect } from './migrations.js';
 import type { Database } from './schema.js';
 import { SqliteWriter } from './sqlite-writer.js';
@@ -67,6 +67,10 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
         if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
       });
     }
+    // A database created by this very process gets its table from migrations
+    // later; a process that changes the epoch (the CLI) opens an existing one.
+    const hasEpochs = sqlite.prepare("select 1 from sqlite_master where type = 'table' and name = 'cache_epochs'").get() !== undefined;
+    if (hasEpochs) announceCacheEpochMoves(sqlite, config.file);
     const epochs = watchCacheEpoch(sqlite, config.file);
     return {
       db,
