@@ -170,9 +170,15 @@ async function main() {
     // --- the repetitions, interleaved --------------------------------------
     for (let rep = 1; rep <= cfg.reps && !interrupted; rep++) {
       log(`repetition ${rep} of ${cfg.reps}`);
-      for (const c of cases) {
+      for (const c of inRepOrder(cases, rep)) {
         if (interrupted) break;
-        const result = await runLoad({ ...(await c.spec(rep)), duration: c.duration });
+        const spec = await c.spec(rep);
+        const server = servers.find((s) => spec.url.startsWith(`${s.base}/`));
+        const cpuBefore = server ? cpuSeconds(server.pid) : null;
+        const result = await runLoad({ ...spec, duration: c.duration });
+        // Server CPU per answer tells a server that works harder per request
+        // from one that waits (on the disk, or for a core it does not get).
+        if (cpuBefore !== null && result.total > 0) result.serverCpuUsPerAnswer = ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / result.total;
         results.runs[c.id].push(result);
         log(`  ${c.id.padEnd(16)} ${describe(c, result)}`);
       }
@@ -194,11 +200,28 @@ async function main() {
   console.log(`written to ${path.relative(process.cwd(), out)}`);
 }
 
+/**
+ * The cases of one repetition. Within a workload, odd repetitions run Pail
+ * first and even ones run it last, so no variant always follows the same
+ * neighbour (a case that leaves write-back behind slows the one after it).
+ */
+function inRepOrder(cases, rep) {
+  if (rep % 2 === 1) return cases;
+  const groups = [];
+  for (const c of cases) {
+    const last = groups[groups.length - 1];
+    if (last && last[0].workload === c.workload) last.push(c);
+    else groups.push([c]);
+  }
+  return groups.flatMap((group) => group.reverse());
+}
+
 function describe(c, r) {
   const problems = (r.errors ? ` errors=${r.errors}` : '') + (r.timeouts ? ` timeouts=${r.timeouts}` : '') + (r.non2xx && c.metric !== 'allRps' ? ` non2xx=${JSON.stringify(r.codes)}` : '');
-  if (c.metric === 'latency') return `p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms (${r.ok} requests)${problems}`;
+  const cpuNote = r.serverCpuUsPerAnswer === undefined ? '' : `, server CPU ${Math.round(r.serverCpuUsPerAnswer)} µs/answer`;
+  if (c.metric === 'latency') return `p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms (${r.ok} requests)${cpuNote}${problems}`;
   if (c.metric === 'allRps') return `${Math.round(r.allRps)} answers/s, ${r.ok} × 2xx, codes ${JSON.stringify(r.codes)}`;
-  return `${Math.round(r.rps)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${problems}`;
+  return `${Math.round(r.rps)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${cpuNote}${problems}`;
 }
 
 // ---------------------------------------------------------------------------
