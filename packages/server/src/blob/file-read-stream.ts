@@ -24,7 +24,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { ServerResponse } from 'node:http';
-import { Readable, type Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 
 export class FileReadStream extends Readable {
   private position: number;
@@ -80,16 +80,12 @@ export class FileReadStream extends Readable {
   private nextBuffer(): Buffer {
     const next = 1 - this.last;
     const candidate = this.pooled[next] ?? null;
-    const reusable = this.response !== null && pendingIn(this.response) <= this.lastLength - this.readableLength;
+    // writableLength: bytes the response has been given but the kernel has not taken yet (headers included).
+    const reusable = this.response !== null && this.response.writableLength <= this.lastLength - this.readableLength;
     const buffer = reusable && candidate !== null ? candidate : Buffer.allocUnsafeSlow(this.chunkBytes);
     // Only a response destination ever gets a buffer back; others keep theirs.
     if (this.response !== null) this.pooled[next] = buffer;
     this.last = next;
     return buffer;
   }
-}
-
-/** Bytes given to the response that the kernel has not taken yet (headers included). */
-function pendingIn(response: Writable): number {
-  return response.writableLength;
 }
