@@ -136,7 +136,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     durable().then(() => done(null, payload), done);
   });
   if (committedElsewhere) {
-    // Before any cache is consulted: did the CLI revoke a key or change a plan (db/database.ts: cacheEpochWatch)?
+    // Before any cache is consulted: did the CLI revoke a key or change a plan (db/cache-epoch-watch.ts)?
     app.addHook('onRequest', (_request, _reply, done) => {
       if (committedElsewhere()) {
         keyOwners?.distrust();

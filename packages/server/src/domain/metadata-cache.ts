@@ -11,8 +11,9 @@
  * Where the epoch comes from:
  * - Embedded SQLite: this process makes its own changes, so it moves a local
  *   epoch on each; another process's changes (the `pail` CLI revoking a key
- *   or changing a plan) move the cache_epochs row, which the server reads at
- *   the start of every request (app.ts) and then empties the caches. The TTL
+ *   or changing a plan) move the cache_epochs row; the server checks it at
+ *   the start of a request (app.ts; read only after the CLI touched a watched
+ *   sentinel, db/cache-epoch-watch.ts) and then empties the caches. The TTL
  *   bounds what the CLI changes on PostgreSQL + Redis.
  * - PostgreSQL + Redis: several instances write, so the epoch is a counter in
  *   Redis (shared-epochs.ts), read at the start of every request (adopt) and
