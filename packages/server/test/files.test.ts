@@ -524,6 +524,20 @@ describe('where the bytes of small and large files live', () => {
     expect(await storedKeys(`${storage_name}/`)).toEqual([]);
   });
 
+  // New keys must append to the storage-key indexes, not land on random pages of them (objects.ts).
+  it('storage names are unique and sort in upload order, small and large files alike', async () => {
+    const bucket = await newBucket();
+    const names = ['e.bin', 'd.bin', 'c.bin', 'b.bin', 'a.bin', 'e.bin'];
+    const keys: string[] = [];
+    for (const [i, name] of names.entries()) {
+      expect((await put(bucket, name, randomBytes(i === 2 ? INLINE_MAX + 1 : 100))).status).toBe(201);
+      const files = (await listAll(bucket)).data as { filename: string; storage_name: string }[];
+      keys.push(files.find((f) => f.filename === name)!.storage_name);
+    }
+    expect(new Set(keys).size).toBe(names.length);
+    expect([...keys].sort()).toEqual(keys);
+  });
+
   // Embedded only: a scaled test server gets a fresh PostgreSQL schema each time it starts.
   it.runIf(backendKind() === 'embedded')('small files survive a restart on the same data', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pail-inline-'));

