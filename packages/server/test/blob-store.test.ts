@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BlobNotFoundError, BlobTooLargeError } from '../src/blob/blob-store.js';
 import { FsBlobStore } from '../src/blob/fs-store.js';
@@ -25,6 +26,41 @@ describeBlobStoreContract('FsBlobStore', async () => {
       await rm(dir, { recursive: true, force: true });
     },
   };
+});
+
+describe('FsBlobStore with releaseChunks', () => {
+  it('stores the exact bytes, then frees every chunk that is a whole buffer and leaves slices alone', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pail-fs-release-'));
+    const store = await FsBlobStore.open(dir);
+    try {
+      // As Node's HTTP parser delivers a body: each piece in a fresh buffer of its own.
+      const whole = Array.from({ length: 40 }, () => {
+        const chunk = Buffer.allocUnsafeSlow(64 * 1024);
+        randomBytes(chunk.length).copy(chunk);
+        return chunk;
+      });
+      // Slices of one shared buffer, as a multipart parser delivers file data.
+      const shared = randomBytes(256 * 1024);
+      const slices = [shared.subarray(0, 100_000), shared.subarray(100_000)];
+      const chunks = [...whole, ...slices];
+      const expected = Buffer.concat(chunks);
+
+      // One chunk per read (a byte stream would join the chunks it has buffered into a new one).
+      const result = await store.put('k/released', Readable.from(chunks), { releaseChunks: true });
+      expect(result).toEqual({ size: expected.length, sha256: sha256(expected) });
+      expect((await store.read('k/released')).equals(expected)).toBe(true);
+      expect(whole.map((chunk) => chunk.length)).toEqual(whole.map(() => 0));
+      expect(slices.map((slice) => slice.length)).toEqual([100_000, 256 * 1024 - 100_000]);
+      expect(shared.length).toBe(256 * 1024);
+
+      // Without the option, nothing is touched.
+      const kept = [Buffer.allocUnsafeSlow(64 * 1024).fill(7)];
+      await store.put('k/kept', Readable.from(kept));
+      expect(kept[0]!.length).toBe(64 * 1024);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------

@@ -19,6 +19,12 @@ export interface PutOptions {
   /** Reject with BlobTooLargeError once more than this many bytes arrive. */
   maxBytes?: number;
   contentType?: string;
+  /**
+   * The body's chunks belong to this upload alone (a raw request body, read
+   * fresh from the socket): a store that copies them may free each one as
+   * soon as it has (release-chunk.ts).
+   */
+  releaseChunks?: boolean;
 }
 
 export interface PutResult {

@@ -18,6 +18,7 @@ import {
 } from './blob-store.js';
 import { GroupSync } from '../group-sync.js';
 import { FileReadStream } from './file-read-stream.js';
+import { releaseChunk } from './release-chunk.js';
 import { resolveUnder } from './safe-key.js';
 
 const TMP_DIR = '.tmp';
@@ -76,6 +77,7 @@ export class FsBlobStore implements BlobStore {
           if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
           hash.update(chunk);
           await batch.add(chunk);
+          if (options.releaseChunks) releaseChunk(chunk);
         }
         await batch.flush();
         // On disk before the rename can expose it.

@@ -78,6 +78,8 @@ export interface UploadInput {
   contentType: string;
   /** From Content-Length when the client sent one: lets hopeless uploads fail before any byte is stored. */
   declaredSize?: number;
+  /** The body is the raw request: its chunks are this upload's alone (PutOptions.releaseChunks). */
+  rawRequestBody?: boolean;
 }
 
 export async function uploadObject(ports: ObjectPorts, input: UploadInput): Promise<UploadResult> {
@@ -112,7 +114,7 @@ export async function uploadObject(ports: ObjectPorts, input: UploadInput): Prom
     stored = { size: body.small.length, sha256: createHash('sha256').update(body.small).digest('hex'), inlineBytes: body.small };
   } else {
     try {
-      stored = await ports.blobs.put(storageKey, body.stream, { maxBytes, contentType: input.contentType });
+      stored = await ports.blobs.put(storageKey, body.stream, { maxBytes, contentType: input.contentType, releaseChunks: input.rawRequestBody === true });
     } catch (error) {
       throw error instanceof BlobTooLargeError ? tooLarge() : error;
     }

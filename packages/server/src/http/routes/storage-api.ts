@@ -107,6 +107,7 @@ export function registerStorageApi(scope: FastifyInstance, ctx: AppContext, layo
         bucket,
         filename,
         body: request.raw,
+        rawRequestBody: true,
         contentType,
         declaredSize: declaredLength(request),
       });
