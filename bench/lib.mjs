@@ -105,7 +105,8 @@ export async function startServer(kind, { label = kind, env = {}, nodeArgs = [] 
     kind === 'pail'
       ? { ...cleanEnv(), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ...env }
       : { ...cleanEnv(), PORT: String(port), BASELINE_ROOT: dataDir, ...env };
-  // BENCH_PAIL_NODE_ARGS (e.g. "--trace-gc"): extra Node flags for Pail servers; their output goes to server.log.
+  // BENCH_PAIL_NODE_ARGS (e.g. "--trace-gc"): extra Node flags for Pail servers; their output goes to
+  // server.log, kept as bench/results/<label>-server.log when the server stops.
   const extra = kind === 'pail' && process.env.BENCH_PAIL_NODE_ARGS ? process.env.BENCH_PAIL_NODE_ARGS.split(' ').filter(Boolean) : [];
   const [command, args] = pinnedNode(SERVER_CORE, script, [], [...extra, ...nodeArgs]);
   const child = spawn(command, args, { cwd: dataDir, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -135,6 +136,10 @@ export async function startServer(kind, { label = kind, env = {}, nodeArgs = [] 
         const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
         await once(child, 'exit').catch(() => {});
         clearTimeout(timer);
+      }
+      if (extra.length > 0) {
+        fs.mkdirSync(path.join(BENCH_DIR, 'results'), { recursive: true });
+        fs.copyFileSync(logFile, path.join(BENCH_DIR, 'results', `${label}-server.log`));
       }
       if (!keepData) fs.rmSync(dataDir, { recursive: true, force: true });
     },
