@@ -28,10 +28,31 @@ export class SqliteWriter {
   /** One queue (one key): while a group commits and flushes, the next one gathers. */
   private readonly batcher = new KeyedBatcher<'sqlite', Write, unknown>((_key, group) => this.commitGroup(group));
 
+  /**
+   * The group's transaction and each write's savepoint, made once: every
+   * transaction() call builds four wrapper functions (3% of a small upload's
+   * CPU when made per write). Called inside a transaction, a better-sqlite3
+   * transaction function runs as a savepoint.
+   */
+  private readonly inTransaction: (group: Write[], outcomes: Outcome<unknown>[]) => void;
+  private readonly inSavepoint: (work: Write) => unknown;
+
   constructor(
     private readonly sqlite: SQLite.Database,
     private readonly wal: WalSync,
-  ) {}
+  ) {
+    this.inSavepoint = sqlite.transaction((work: Write) => work(sqlite));
+    this.inTransaction = sqlite.transaction((group: Write[], outcomes: Outcome<unknown>[]) => {
+      for (const work of group) {
+        // A throw rolls back this write's savepoint only.
+        try {
+          outcomes.push({ ok: true, value: this.inSavepoint(work) });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+    });
+  }
 
   /** Runs `work` in the next group; resolves with its result once the group is on disk. */
   write<T>(work: (sqlite: SQLite.Database) => T): Promise<T> {
@@ -49,16 +70,7 @@ export class SqliteWriter {
   private runGroup(group: Write[]): Outcome<unknown>[] {
     const outcomes: Outcome<unknown>[] = [];
     try {
-      this.sqlite.transaction(() => {
-        for (const work of group) {
-          // A nested better-sqlite3 transaction is a savepoint: a throw rolls back this write only.
-          try {
-            outcomes.push({ ok: true, value: this.sqlite.transaction(work)(this.sqlite) });
-          } catch (error) {
-            outcomes.push({ ok: false, error });
-          }
-        }
-      })();
+      this.inTransaction(group, outcomes);
     } catch (error) {
       // The group's commit itself failed (disk full, I/O error): nothing of it happened.
       return group.map(() => ({ ok: false, error }));
