@@ -4,7 +4,7 @@
  * person recognise a key in a list.
  */
 import type { ApiKey, CreatedApiKey } from '@pail/shared';
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import type { ApiKeyRow, UserRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
@@ -17,7 +17,7 @@ const PREFIX_LENGTH = KEY_MARK.length + 8;
 /** last_used_at is written at most this often per key, to keep writes off the hot path. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+export const hashApiKey = (key: string): string => hash('sha256', key, 'hex');
 
 function keyView(row: ApiKeyRow): ApiKey {
   return { id: row.id, name: row.name, prefix: row.prefix, created_at: row.created_at, last_used_at: row.last_used_at };
@@ -97,13 +97,13 @@ export class ApiKeyAuthenticator {
       return cached;
     }
     const mark = this.cache?.mark() ?? 0;
-    const hash = hashApiKey(key);
+    const keyHash = hashApiKey(key);
     const row = await this.db
       .selectFrom('api_keys')
       .innerJoin('users', 'users.id', 'api_keys.user_id')
       .selectAll('users')
       .select(['api_keys.id as key_id'])
-      .where('api_keys.key_hash', '=', hash)
+      .where('api_keys.key_hash', '=', keyHash)
       .where('api_keys.revoked_at', 'is', null)
       .executeTakeFirst();
     if (!row) return null;
