@@ -292,24 +292,28 @@ export function cpuSeconds(pid) {
 }
 
 /**
- * The machine's CPU time so far, in ticks, from /proc/stat: all, and the parts
- * spent waiting on the disk (iowait) or taken by the hypervisor (steal).
+ * CPU time so far, in ticks, from /proc/stat: of the whole machine, or of one
+ * core (`core`); all of it, and the parts left idle, spent waiting on the disk
+ * (iowait) or taken by the hypervisor (steal).
  */
-export function machineTicks() {
+export function machineTicks(core = null) {
   try {
-    const [, ...values] = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/);
+    const lines = fs.readFileSync('/proc/stat', 'utf8').split('\n');
+    const line = core === null ? lines[0] : lines.find((l) => l.startsWith(`cpu${core} `));
+    const [, ...values] = line.trim().split(/\s+/);
     const n = values.map(Number);
-    return { all: n.reduce((a, b) => a + b, 0), iowait: n[4], steal: n[7] ?? 0 };
+    return { all: n.reduce((a, b) => a + b, 0), idle: n[3], iowait: n[4], steal: n[7] ?? 0 };
   } catch {
     return null;
   }
 }
 
-/** Shares of the machine's CPU time between two machineTicks() readings. */
+/** Shares of the CPU time between two machineTicks() readings. */
 export function tickShares(before, after) {
   if (!before || !after || after.all === before.all) return null;
   const all = after.all - before.all;
-  return { iowait: (after.iowait - before.iowait) / all, steal: (after.steal - before.steal) / all };
+  const share = (field) => (after[field] - before[field]) / all;
+  return { idle: share('idle'), iowait: share('iowait'), steal: share('steal') };
 }
 
 /** The share of a file's bytes in the page cache (util-linux fincore), null if unknown. */

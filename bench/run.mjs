@@ -175,7 +175,10 @@ async function main() {
         const spec = await c.spec(rep);
         const server = servers.find((s) => spec.url.startsWith(`${s.base}/`));
         const cpuBefore = server ? cpuSeconds(server.pid) : null;
+        const coreBefore = machineTicks(SERVER_CORE);
         const result = await runLoad({ ...spec, duration: c.duration });
+        // How much of the server's core went unused, and how much of that waiting on the disk.
+        result.serverCore = tickShares(coreBefore, machineTicks(SERVER_CORE));
         // Server CPU per answer tells a server that works harder per request
         // from one that waits (on the disk, or for a core it does not get).
         if (cpuBefore !== null && result.total > 0) result.serverCpuUsPerAnswer = ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / result.total;
@@ -218,7 +221,8 @@ function inRepOrder(cases, rep) {
 
 function describe(c, r) {
   const problems = (r.errors ? ` errors=${r.errors}` : '') + (r.timeouts ? ` timeouts=${r.timeouts}` : '') + (r.non2xx && c.metric !== 'allRps' ? ` non2xx=${JSON.stringify(r.codes)}` : '');
-  const cpuNote = r.serverCpuUsPerAnswer === undefined ? '' : `, server CPU ${Math.round(r.serverCpuUsPerAnswer)} µs/answer`;
+  const core = r.serverCore ? `, its core idle ${pct(r.serverCore.idle + r.serverCore.iowait)} (iowait ${pct(r.serverCore.iowait)})` : '';
+  const cpuNote = r.serverCpuUsPerAnswer === undefined ? '' : `, server CPU ${Math.round(r.serverCpuUsPerAnswer)} µs/answer${core}`;
   if (c.metric === 'latency') return `p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms (${r.ok} requests)${cpuNote}${problems}`;
   if (c.metric === 'allRps') return `${Math.round(r.allRps)} answers/s, ${r.ok} × 2xx, codes ${JSON.stringify(r.codes)}`;
   return `${Math.round(r.rps)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${cpuNote}${problems}`;
