@@ -141,4 +141,19 @@ describe('SqliteWriter (group commit on a real database)', () => {
     const wal = await stat(path.join(dir, 'pail.db-wal'));
     expect(wal.size).toBeLessThan(14 * 1024 * 1024);
   });
+
+  it('under writes that never pause, the log stays bounded instead of growing with them', async () => {
+    const writer = database.writer!;
+    const blob = Buffer.alloc(8192, 1);
+    await database.db.schema.createTable('filler').addColumn('bytes', 'blob').execute();
+    // 100 MB of rows, group after group with no pause between them.
+    for (let round = 0; round < 250; round++) {
+      await Promise.all(Array.from({ length: 50 }, () => writer.write((sqlite) => sqlite.prepare('insert into filler (bytes) values (?)').run(blob))));
+    }
+    expect((await database.db.selectFrom('filler' as never).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()) as unknown).toEqual({ n: 12_500 });
+    const wal = await stat(path.join(dir, 'pail.db-wal'));
+    // The log is as long as its bound plus what commits wrote before the next
+    // checkpoint report (every 200 ms): here a few tens of MB, not 100.
+    expect(wal.size).toBeLessThan(50 * 1024 * 1024);
+  });
 });

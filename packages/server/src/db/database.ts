@@ -76,7 +76,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
       db,
       dialect: 'sqlite',
       durable: () => wal.sync(),
-      writer: new SqliteWriter(sqlite, wal),
+      writer: new SqliteWriter(sqlite, wal, checkpointer),
       committedElsewhere: () => epochs.moved(),
       close: async () => {
         epochs.close();

@@ -20,6 +20,7 @@
  */
 import type SQLite from 'better-sqlite3';
 import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
+import type { WalCheckpointer } from './wal-checkpointer.js';
 import type { WalSync } from './wal-sync.js';
 
 type Write = (sqlite: SQLite.Database) => unknown;
@@ -40,6 +41,8 @@ export class SqliteWriter {
   constructor(
     private readonly sqlite: SQLite.Database,
     private readonly wal: WalSync,
+    /** The server's background checkpoints, when it has them (wal-checkpointer.ts). */
+    private readonly checkpointer: WalCheckpointer | null = null,
   ) {
     this.inSavepoint = sqlite.transaction((work: Write) => work(sqlite));
     this.inTransaction = sqlite.transaction((group: Write[], outcomes: Outcome<unknown>[]) => {
@@ -60,6 +63,8 @@ export class SqliteWriter {
   }
 
   private async commitGroup(group: Write[]): Promise<Outcome<unknown>[]> {
+    // A long log: let a checkpoint copy all of it first, so this commit starts it again.
+    if (this.checkpointer?.logTooLong) await this.checkpointer.catchUp();
     while (this.sqlite.inTransaction) await new Promise((resolve) => setImmediate(resolve));
     const outcomes = this.runGroup(group);
     // If the flush fails, nothing of the group is known to be durable: every write fails.
