@@ -109,6 +109,8 @@ export class WalCheckpointer {
     if (!waiting) return;
     const whole = result !== null && result.busy === 0 && result.checkpointed === result.log;
     if (whole || ++waiting.tries >= MAX_CATCH_UP_TRIES) {
+      // All copied: the writer's next commit starts the log again.
+      if (whole) this.logFrames = 0;
       this.catchingUp = null;
       waiting.resolve();
     } else {

@@ -127,11 +127,33 @@ async function commitBatchOnPostgres(db: Db, bucketId: number, items: CommitInpu
     const now = nowIso();
     const versions = [...latest.values()];
     await deleteInlineBlobs(trx, retiredInline);
+    // The rest in one statement, one round trip: the new versions' rows, with
+    // the new small files' bytes, the owner's usage and the bucket's counts as
+    // data-modifying CTEs (PostgreSQL runs each exactly once; every row they
+    // touch is a different one, and the bucket's and owner's rows are locked
+    // above). Measured, 4 KiB uploads into one bucket: ~3,600 a second
+    // instead of ~2,300 with one statement each.
+    const writes = trx
+      .with('owner_usage', (db) => db.updateTable('users').set({ storage_used_bytes: usage }).where('id', '=', bucket.owner_id).returning('id'))
+      .with('bucket_counts', (db) =>
+        db
+          .updateTable('buckets')
+          .set((eb) => ({ object_count: eb('object_count', '+', countDelta), total_bytes: eb('total_bytes', '+', bytesDelta) }))
+          .where('id', '=', bucketId)
+          .returning('id'),
+      );
     const inline = versions.filter((item) => item.inlineBytes);
-    if (inline.length > 0) {
-      await trx.insertInto('inline_blobs').values(inline.map((item) => ({ storage_key: item.storageKey, bytes: item.inlineBytes! }))).execute();
-    }
-    await trx
+    // (Typed as `writes`, which Kysely cannot unify with it on its own; the statement below never refers to this CTE.)
+    const source =
+      inline.length > 0
+        ? (writes.with('new_inline_blobs', (db) =>
+            db
+              .insertInto('inline_blobs')
+              .values(inline.map((item) => ({ storage_key: item.storageKey, bytes: item.inlineBytes! })))
+              .returning('storage_key'),
+          ) as unknown as typeof writes)
+        : writes;
+    await source
       .insertInto('objects')
       .values(
         versions.map((item) => ({
@@ -156,12 +178,6 @@ async function commitBatchOnPostgres(db: Db, bucketId: number, items: CommitInpu
           updated_at: eb.ref('excluded.updated_at'),
         })),
       )
-      .execute();
-    await trx.updateTable('users').set({ storage_used_bytes: usage }).where('id', '=', bucket.owner_id).execute();
-    await trx
-      .updateTable('buckets')
-      .set((eb) => ({ object_count: eb('object_count', '+', countDelta), total_bytes: eb('total_bytes', '+', bytesDelta) }))
-      .where('id', '=', bucketId)
       .execute();
     return outcomes;
   });
