@@ -11,12 +11,21 @@
  * entry's time-to-live runs out (seconds), and the failure is logged.
  */
 import type { Redis } from 'ioredis';
+import { GroupSync } from '../group-sync.js';
 
 export type EpochKind = 'keys' | 'objects';
 const KINDS: EpochKind[] = ['keys', 'objects'];
 const READ_TIMEOUT_MS = 250;
 
 export class SharedEpochs {
+  /**
+   * Increments are grouped as flushes are (group-sync.ts): a change needs an
+   * increment that starts after it committed, and one increment serves every
+   * change that asked while the one before it ran. A batch of uploads answered
+   * together costs two INCRs instead of one each.
+   */
+  private readonly bumps = new Map<EpochKind, { group: GroupSync; value: number }>();
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -44,8 +53,14 @@ export class SharedEpochs {
     }
   }
 
-  /** Increments one counter; resolves with its new value. */
+  /** Increments one counter (an increment that starts after this call); resolves with its new value. */
   async bump(kind: EpochKind): Promise<number> {
-    return this.redis.incr(this.key(kind));
+    let bumps = this.bumps.get(kind);
+    if (!bumps) {
+      const entry = { value: 0, group: new GroupSync(async () => void (entry.value = await this.redis.incr(this.key(kind)))) };
+      this.bumps.set(kind, (bumps = entry));
+    }
+    await bumps.group.sync();
+    return bumps.value;
   }
 }
