@@ -231,6 +231,16 @@ function describe(c, r) {
 // ---------------------------------------------------------------------------
 // W5/W6: one large upload and download per server, RSS sampled every 50 ms
 
+let dropWarned = false;
+function dropPageCache() {
+  try {
+    fs.writeFileSync('/proc/sys/vm/drop_caches', '1');
+  } catch (error) {
+    if (!dropWarned) console.warn(`note: cannot empty the page cache before uploads (${error.code ?? error.message}); W5 then depends on the order of the servers`);
+    dropWarned = true;
+  }
+}
+
 function pct(share) {
   return share == null ? '?' : `${Math.round(share * 100)}%`;
 }
@@ -257,6 +267,10 @@ async function streamRep(rep, pail, baseline, cfg, results, log) {
       // Untimed: write back what earlier cases left dirty (the baseline's upload
       // never flushes its gigabyte), so no case pays for another's write-back.
       execFileSync('sync');
+      // Before an upload, also empty the page cache where allowed (root): a
+      // gigabyte written into a cache already full of earlier transfers cost
+      // both servers up to twice the CPU, so whichever uploaded second lost.
+      if (mode === 'upload') dropPageCache();
       const idleKiB = await idleRssKiB(pid);
       const hwmReset = resetPeakRss(pid);
       const cached = mode === 'download' ? pageCacheShare(t.file()) : null;
