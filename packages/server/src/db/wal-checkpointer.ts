@@ -121,7 +121,6 @@ export class WalCheckpointer {
   /** Without the worker, commits checkpoint again (database.ts): nobody waits for it. */
   private fail(): void {
     this.failed = true;
-    this.logFrames = 0;
     const waiting = this.catchingUp;
     this.catchingUp = null;
     waiting?.resolve();

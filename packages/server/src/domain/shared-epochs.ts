@@ -57,7 +57,12 @@ export class SharedEpochs {
   async bump(kind: EpochKind): Promise<number> {
     let bumps = this.bumps.get(kind);
     if (!bumps) {
-      const entry = { value: 0, group: new GroupSync(async () => void (entry.value = await this.redis.incr(this.key(kind)))) };
+      const entry = {
+        value: 0,
+        group: new GroupSync(async () => {
+          entry.value = await this.redis.incr(this.key(kind));
+        }),
+      };
       this.bumps.set(kind, (bumps = entry));
     }
     await bumps.group.sync();
