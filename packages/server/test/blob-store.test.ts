@@ -4,13 +4,14 @@
  * cannot start, every S3 test fails: nothing is skipped.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BlobNotFoundError, BlobTooLargeError } from '../src/blob/blob-store.js';
+import { FileWrites } from '../src/blob/file-writes.js';
 import { FsBlobStore } from '../src/blob/fs-store.js';
 import { S3BlobStore, type S3StoreConfig } from '../src/blob/s3-store.js';
 import { chunked, collect, describeBlobStoreContract, failingAfter, sha256 } from './blob-store-contract.js';
@@ -145,6 +146,32 @@ async function makeS3Store(overrides: Partial<S3StoreConfig> = {}) {
     },
   };
 }
+
+describe('FileWrites', () => {
+  it('keeps a write that fails while the upload waits for the client for the upload to see, not as an unhandled rejection', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pail-file-writes-'));
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    // Opened read-only, so every write fails (EBADF), as a full disk would fail one.
+    const filePath = path.join(dir, 'f');
+    await writeFile(filePath, '');
+    const file = await open(filePath, 'r');
+    try {
+      const writes = new FileWrites(file);
+      // Fills the first (64 KiB) slab, whose write starts in the background.
+      await writes.add(Buffer.alloc(64 * 1024, 1));
+      // The upload now waits for the client's next bytes while the write fails.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+      await expect(writes.finish()).rejects.toMatchObject({ code: 'EBADF' });
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await file.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describeBlobStoreContract('S3BlobStore on s3rver', () => makeS3Store());
 

@@ -5,7 +5,7 @@
  * Temporary files left by a crashed process are removed when a store opens.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, opendir, type FileHandle, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, opendir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import {
@@ -18,6 +18,7 @@ import {
 } from './blob-store.js';
 import { GroupSync } from '../group-sync.js';
 import { FileReadStream } from './file-read-stream.js';
+import { FileWrites } from './file-writes.js';
 import { releaseChunk } from './release-chunk.js';
 import { resolveUnder } from './safe-key.js';
 
@@ -69,17 +70,17 @@ export class FsBlobStore implements BlobStore {
       // durable files a second).
       const file = await open(tmpPath, 'wx');
       try {
-        const batch = new WriteBatch(file);
+        const writes = new FileWrites(file);
         for await (const item of body as AsyncIterable<Buffer | string>) {
           // A source with setEncoding() yields strings: count bytes, not characters.
           const chunk = typeof item === 'string' ? Buffer.from(item) : item;
           size += chunk.length;
           if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
           hash.update(chunk);
-          await batch.add(chunk);
+          await writes.add(chunk);
           if (options.releaseChunks) releaseChunk(chunk);
         }
-        await batch.flush();
+        await writes.finish();
         // On disk before the rename can expose it.
         await file.sync();
       } finally {
@@ -197,77 +198,8 @@ export class FsBlobStore implements BlobStore {
   }
 }
 
-/**
- * Copies incoming chunks into two reusable 1 MiB slabs and writes one while
- * the other fills: few thread-pool round trips, at most 2 MiB held per upload,
- * and the socket's chunks die young (holding them across a write would promote
- * them to the old generation, where their memory waits for a full GC: +32 MiB
- * of RSS per large upload, measured).
- */
-class WriteBatch {
-  // Small files never need more than the first, small slab; the two large
-  // ones appear once a file outgrows it.
-  private slabs = [Buffer.allocUnsafeSlow(FIRST_SLAB_BYTES)];
-  private filling = 0;
-  private used = 0;
-  private inFlight: Promise<void> = Promise.resolve();
-  private unsynced = 0;
-  private syncing: Promise<void> = Promise.resolve();
-
-  constructor(private readonly file: FileHandle) {}
-
-  async add(chunk: Buffer): Promise<void> {
-    let offset = 0;
-    while (offset < chunk.length) {
-      const slab = this.slabs[this.filling]!;
-      const copied = chunk.copy(slab, this.used, offset);
-      offset += copied;
-      this.used += copied;
-      if (this.used === slab.length) await this.writeSlab();
-    }
-  }
-
-  async flush(): Promise<void> {
-    await this.inFlight;
-    await this.syncing;
-    if (this.used > 0) await writeAll(this.file, this.slabs[this.filling]!, this.used);
-  }
-
-  private async writeSlab(): Promise<void> {
-    await this.inFlight;
-    this.inFlight = writeAll(this.file, this.slabs[this.filling]!, this.used);
-    this.unsynced += this.used;
-    if (this.slabs.length === 1) {
-      // Outgrew the small slab (it may still be in flight, so it is not reused).
-      this.slabs = [Buffer.allocUnsafeSlow(WRITE_BATCH_BYTES), Buffer.allocUnsafeSlow(WRITE_BATCH_BYTES)];
-      this.filling = 0;
-    } else {
-      this.filling = 1 - this.filling;
-    }
-    this.used = 0;
-    // Large files: let the disk write behind us as we go, so the final fsync
-    // is short and the upload runs at disk speed rather than cache speed
-    // followed by one long flush. One background sync at a time.
-    if (this.unsynced >= SYNC_EVERY_BYTES) {
-      this.unsynced = 0;
-      await this.syncing;
-      this.syncing = this.file.datasync();
-    }
-  }
-}
-
 const MIN_READ_BYTES = 16 * 1024;
 const MAX_READ_BYTES = 1024 * 1024;
-const FIRST_SLAB_BYTES = 64 * 1024;
-const WRITE_BATCH_BYTES = 1024 * 1024;
-const SYNC_EVERY_BYTES = 32 * 1024 * 1024;
-
-/** Writes `length` bytes of `buffer`, however many calls the kernel needs. */
-async function writeAll(file: FileHandle, buffer: Buffer, length: number): Promise<void> {
-  for (let offset = 0; offset < length; ) {
-    offset += (await file.write(buffer, offset, length - offset)).bytesWritten;
-  }
-}
 
 /** One group of directory fsyncs per directory (see group-sync.ts). */
 class DirSyncCoalescer {
