@@ -96,11 +96,12 @@ async function waitHealthy(base, child, label, timeoutMs = 30_000) {
  * A server process on the server core. `kind` is 'pail' or 'baseline'.
  * Returns { base, pid, dataDir, stop() }.
  */
-export async function startServer(kind, { label = kind, env = {}, nodeArgs = [] } = {}) {
+export async function startServer(kind, { label = kind, env = {}, nodeArgs = [], main = PAIL_MAIN } = {}) {
   const port = await freePort();
   const dataDir = tempDir(label);
-  const script = kind === 'pail' ? PAIL_MAIN : path.join(BENCH_DIR, 'baseline-server.mjs');
-  if (kind === 'pail' && !fs.existsSync(PAIL_MAIN)) throw new Error(`${PAIL_MAIN} is missing: run npx tsc -b packages/server`);
+  // `main`: another build of Pail (a copy of packages/server/dist), for A/B probes.
+  const script = kind === 'pail' ? main : path.join(BENCH_DIR, 'baseline-server.mjs');
+  if (kind === 'pail' && !fs.existsSync(script)) throw new Error(`${script} is missing: run npx tsc -b packages/server`);
   const fullEnv =
     kind === 'pail'
       ? { ...cleanEnv(), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ...env }
@@ -281,11 +282,17 @@ export function sampleRss(pid, everyMs = 50) {
 
 /** CPU seconds (user + system, all threads) a process has used so far; null if unreadable. */
 export function cpuSeconds(pid) {
+  const split = cpuSplit(pid);
+  return split && split.user + split.system;
+}
+
+/** The same, as { user, system } seconds, with the minor page faults so far; null if unreadable. */
+export function cpuSplit(pid) {
   try {
     // Fields after the command name (which may hold spaces): utime is the 12th, stime the 13th.
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100, minorFaults: Number(fields[7]) };
   } catch {
     return null;
   }

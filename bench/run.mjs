@@ -24,6 +24,7 @@ import {
   api,
   hasTaskset,
   cpuSeconds,
+  cpuSplit,
   idleRssKiB,
   largestFile,
   machineTicks,
@@ -275,18 +276,21 @@ async function streamRep(rep, pail, baseline, cfg, results, log) {
       const hwmReset = resetPeakRss(pid);
       const cached = mode === 'download' ? pageCacheShare(t.file()) : null;
       const sampler = sampleRss(pid, 50);
-      const cpuBefore = cpuSeconds(pid);
+      const cpuBefore = cpuSplit(pid);
       const ticksBefore = machineTicks();
       const r = await runStream({ mode, url: t.url, headers: t.headers, bytes: cfg.streamBytes, md5: false });
       const { peakKiB, samples } = sampler.stop();
       const hwmKiB = hwmReset ? readRssKiB(pid, 'VmHWM') : null;
       const intact = (r.status === 200 || r.status === 201) && r.bytes === cfg.streamBytes;
-      const serverCpu = cpuBefore === null ? null : cpuSeconds(pid) - cpuBefore;
+      const cpuAfter = cpuBefore && cpuSplit(pid);
+      const serverCpu = cpuAfter ? cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system : null;
+      const serverSystemCpu = cpuAfter ? cpuAfter.system - cpuBefore.system : null;
+      const serverFaults = cpuAfter ? cpuAfter.minorFaults - cpuBefore.minorFaults : null;
       const machine = tickShares(ticksBefore, machineTicks());
-      const entry = { ...r, idleKiB, peakKiB, hwmKiB, samples, intact, serverCpu, machine, cached };
+      const entry = { ...r, idleKiB, peakKiB, hwmKiB, samples, intact, serverCpu, serverSystemCpu, serverFaults, machine, cached };
       (results.stream[`${mode}/${variant}`] ??= []).push(entry);
       const growth = (Math.max(peakKiB, hwmKiB ?? 0) - idleKiB) / 1024;
-      log(`  ${`${mode === 'upload' ? 'W5' : 'W6'}/${variant}`.padEnd(16)} ${r.mbps.toFixed(0)} MB/s, RSS idle ${(idleKiB / 1024).toFixed(1)} MiB, +${growth.toFixed(1)} MiB at peak, server CPU ${serverCpu?.toFixed(2)} s of ${r.seconds.toFixed(2)} s, iowait ${pct(machine?.iowait)}, steal ${pct(machine?.steal)}${cached === null ? '' : `, file ${pct(cached)} in page cache`}${intact ? '' : ` NOT INTACT (status ${r.status}, ${r.bytes} bytes)`}`);
+      log(`  ${`${mode === 'upload' ? 'W5' : 'W6'}/${variant}`.padEnd(16)} ${r.mbps.toFixed(0)} MB/s, RSS idle ${(idleKiB / 1024).toFixed(1)} MiB, +${growth.toFixed(1)} MiB at peak, server CPU ${serverCpu?.toFixed(2)} s (system ${serverSystemCpu?.toFixed(2)}, ${serverFaults} page faults) of ${r.seconds.toFixed(2)} s, iowait ${pct(machine?.iowait)}, steal ${pct(machine?.steal)}${cached === null ? '' : `, file ${pct(cached)} in page cache`}${intact ? '' : ` NOT INTACT (status ${r.status}, ${r.bytes} bytes)`}`);
     }
   }
   await api(pail.server.base, 'DELETE', `/api/v1/buckets/${pail.priv}/files/${name}`, { key: pail.key });
