@@ -278,6 +278,7 @@ async function streamRep(rep, pail, baseline, cfg, results, log) {
       const sampler = sampleRss(pid, 50);
       const cpuBefore = cpuSplit(pid);
       const ticksBefore = machineTicks();
+      const coreBefore = machineTicks(SERVER_CORE);
       const r = await runStream({ mode, url: t.url, headers: t.headers, bytes: cfg.streamBytes, md5: false });
       const { peakKiB, samples } = sampler.stop();
       const hwmKiB = hwmReset ? readRssKiB(pid, 'VmHWM') : null;
@@ -287,10 +288,15 @@ async function streamRep(rep, pail, baseline, cfg, results, log) {
       const serverSystemCpu = cpuAfter ? cpuAfter.system - cpuBefore.system : null;
       const serverFaults = cpuAfter ? cpuAfter.minorFaults - cpuBefore.minorFaults : null;
       const machine = tickShares(ticksBefore, machineTicks());
-      const entry = { ...r, idleKiB, peakKiB, hwmKiB, samples, intact, serverCpu, serverSystemCpu, serverFaults, machine, cached };
+      // CPU seconds on the server's core that were not the server's (other
+      // processes, kernel threads, interrupts): work that competed with it.
+      const coreAfter = machineTicks(SERVER_CORE);
+      const coreBusy = coreBefore && coreAfter ? (coreAfter.all - coreAfter.idle - coreAfter.iowait - (coreBefore.all - coreBefore.idle - coreBefore.iowait)) / 100 : null;
+      const othersOnCore = coreBusy !== null && serverCpu !== null ? Math.max(0, coreBusy - serverCpu) : null;
+      const entry = { ...r, idleKiB, peakKiB, hwmKiB, samples, intact, serverCpu, serverSystemCpu, serverFaults, othersOnCore, machine, cached };
       (results.stream[`${mode}/${variant}`] ??= []).push(entry);
       const growth = (Math.max(peakKiB, hwmKiB ?? 0) - idleKiB) / 1024;
-      log(`  ${`${mode === 'upload' ? 'W5' : 'W6'}/${variant}`.padEnd(16)} ${r.mbps.toFixed(0)} MB/s, RSS idle ${(idleKiB / 1024).toFixed(1)} MiB, +${growth.toFixed(1)} MiB at peak, server CPU ${serverCpu?.toFixed(2)} s (system ${serverSystemCpu?.toFixed(2)}, ${serverFaults} page faults) of ${r.seconds.toFixed(2)} s, iowait ${pct(machine?.iowait)}, steal ${pct(machine?.steal)}${cached === null ? '' : `, file ${pct(cached)} in page cache`}${intact ? '' : ` NOT INTACT (status ${r.status}, ${r.bytes} bytes)`}`);
+      log(`  ${`${mode === 'upload' ? 'W5' : 'W6'}/${variant}`.padEnd(16)} ${r.mbps.toFixed(0)} MB/s, RSS idle ${(idleKiB / 1024).toFixed(1)} MiB, +${growth.toFixed(1)} MiB at peak, server CPU ${serverCpu?.toFixed(2)} s (system ${serverSystemCpu?.toFixed(2)}, ${serverFaults} page faults) of ${r.seconds.toFixed(2)} s, others on its core ${othersOnCore?.toFixed(2)} s, iowait ${pct(machine?.iowait)}, steal ${pct(machine?.steal)}${cached === null ? '' : `, file ${pct(cached)} in page cache`}${intact ? '' : ` NOT INTACT (status ${r.status}, ${r.bytes} bytes)`}`);
     }
   }
   await api(pail.server.base, 'DELETE', `/api/v1/buckets/${pail.priv}/files/${name}`, { key: pail.key });
