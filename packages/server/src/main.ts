@@ -8,6 +8,7 @@ import 'dotenv/config';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
+import { contentHashEngine } from './blob/content-hash.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 
 const SHUTDOWN_TIMEOUT_MS = 30_000;
@@ -36,6 +37,9 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Pail is serving ${config.publicUrl} (dashboard at /, API docs at /docs)`);
+  if (contentHashEngine !== 'native') {
+    app.log.warn(`no @napi-rs/blake-hash binary for ${process.platform}-${process.arch}: uploads are hashed by the WebAssembly BLAKE3, several times slower (see the README)`);
+  }
 }
 
 export function configOrExit(): Config {

@@ -2,10 +2,11 @@
  * The behaviour every BlobStore must have. Each test gets a fresh, empty store
  * from `makeStore` and cleans it up afterwards, so tests can list freely.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BlobNotFoundError, BlobTooLargeError, type BlobStore } from '../src/blob/blob-store.js';
+import { blake3Hex } from './helpers/blake3.js';
 
 export interface StoreFixture {
   store: BlobStore;
@@ -14,9 +15,6 @@ export interface StoreFixture {
 
 const MiB = 1024 * 1024;
 
-export function sha256(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
 
 export async function collect(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -85,10 +83,10 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
     }
 
     describe('put and get', () => {
-      it('returns identical bytes with correct size and SHA-256', async () => {
+      it('returns identical bytes with correct size and BLAKE3 content hash', async () => {
         const bytes = Buffer.from('hello, pail\n');
         const result = await putBytes('b1/hello', bytes);
-        expect(result).toEqual({ size: bytes.length, sha256: sha256(bytes) });
+        expect(result).toEqual({ size: bytes.length, contentHash: await blake3Hex(bytes) });
         const stream = await store.get('b1/hello');
         expect(stream).toBeInstanceOf(Readable);
         expect(await collect(stream)).toEqual(bytes);
@@ -96,7 +94,7 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
 
       it('stores a 0-byte blob', async () => {
         const result = await store.put('b1/empty', Readable.from([]));
-        expect(result).toEqual({ size: 0, sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' });
+        expect(result).toEqual({ size: 0, contentHash: 'af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262' });
         expect((await collect(await store.get('b1/empty'))).length).toBe(0);
         expect((await store.read('b1/empty')).length).toBe(0);
         expect((await store.head('b1/empty'))?.size).toBe(0);
@@ -105,7 +103,7 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
       it('round-trips a multi-MiB blob of random bytes', async () => {
         const bytes = randomBytes(5 * MiB + 12_345);
         const result = await store.put('b1/big', chunked(bytes, 64 * 1024));
-        expect(result).toEqual({ size: bytes.length, sha256: sha256(bytes) });
+        expect(result).toEqual({ size: bytes.length, contentHash: await blake3Hex(bytes) });
         const back = await collect(await store.get('b1/big'));
         expect(back.length).toBe(bytes.length);
         expect(back.equals(bytes)).toBe(true);
@@ -126,7 +124,7 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
           { objectMode: false },
         );
         const result = await store.put('b1/chunky', body);
-        expect(result).toEqual({ size: bytes.length, sha256: sha256(bytes) });
+        expect(result).toEqual({ size: bytes.length, contentHash: await blake3Hex(bytes) });
         expect((await store.read('b1/chunky')).equals(bytes)).toBe(true);
       });
 
@@ -134,7 +132,7 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
         const text = 'größe ✓ 文字';
         const result = await store.put('b1/text', Readable.from([text, text], { objectMode: false }));
         const bytes = Buffer.from(text + text);
-        expect(result).toEqual({ size: bytes.length, sha256: sha256(bytes) });
+        expect(result).toEqual({ size: bytes.length, contentHash: await blake3Hex(bytes) });
         expect((await store.read('b1/text')).equals(bytes)).toBe(true);
       });
 

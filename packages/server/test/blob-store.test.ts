@@ -11,10 +11,12 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BlobNotFoundError, BlobTooLargeError } from '../src/blob/blob-store.js';
+import { contentHashEngine, contentHashOf, createContentHasher, createWasmContentHasher } from '../src/blob/content-hash.js';
 import { FileWrites } from '../src/blob/file-writes.js';
 import { FsBlobStore } from '../src/blob/fs-store.js';
 import { S3BlobStore, type S3StoreConfig } from '../src/blob/s3-store.js';
-import { chunked, collect, describeBlobStoreContract, failingAfter, sha256 } from './blob-store-contract.js';
+import { chunked, collect, describeBlobStoreContract, failingAfter } from './blob-store-contract.js';
+import { blake3Hex } from './helpers/blake3.js';
 
 const MiB = 1024 * 1024;
 
@@ -48,7 +50,7 @@ describe('FsBlobStore with releaseChunks', () => {
 
       // One chunk per read (a byte stream would join the chunks it has buffered into a new one).
       const result = await store.put('k/released', Readable.from(chunks), { releaseChunks: true });
-      expect(result).toEqual({ size: expected.length, sha256: sha256(expected) });
+      expect(result).toEqual({ size: expected.length, contentHash: await blake3Hex(expected) });
       expect((await store.read('k/released')).equals(expected)).toBe(true);
       expect(whole.map((chunk) => chunk.length)).toEqual(whole.map(() => 0));
       expect(slices.map((slice) => slice.length)).toEqual([100_000, 256 * 1024 - 100_000]);
@@ -147,6 +149,37 @@ async function makeS3Store(overrides: Partial<S3StoreConfig> = {}) {
   };
 }
 
+describe('content hash (the ETag)', () => {
+  // The BLAKE3 paper's test vectors: whatever implementation runs, these hold.
+  it.each([
+    ['', 'af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262'],
+    ['abc', '6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85'],
+  ])('BLAKE3(%j) is the published digest', async (input, digest) => {
+    expect(await contentHashOf(Buffer.from(input))).toBe(digest);
+    const hasher = await createContentHasher();
+    hasher.update(Buffer.from(input));
+    expect(hasher.digest()).toBe(digest);
+  });
+
+  it('the native and the WebAssembly implementations agree on a stream of odd-sized chunks', async () => {
+    const bytes = randomBytes(3 * 1024 * 1024 + 17);
+    const native = await createContentHasher();
+    const wasm = await createWasmContentHasher();
+    for (let offset = 0, size = 1; offset < bytes.length; offset += size, size = (size * 7 + 3) % 200_000) {
+      native.update(bytes.subarray(offset, offset + size));
+      wasm.update(bytes.subarray(offset, offset + size));
+    }
+    const digest = native.digest();
+    expect(wasm.digest()).toBe(digest);
+    expect(await contentHashOf(bytes)).toBe(digest);
+  });
+
+  // Its binary is in the lockfile for this platform: falling back here would be a silent slowdown.
+  it.runIf(process.platform === 'linux' && process.arch === 'x64')('runs the native implementation on linux-x64', () => {
+    expect(contentHashEngine).toBe('native');
+  });
+});
+
 describe('FileWrites', () => {
   it('keeps a write that fails while the upload waits for the client for the upload to see, not as an unhandled rejection', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'pail-file-writes-'));
@@ -209,7 +242,7 @@ describe('S3BlobStore specifics (s3rver)', () => {
 
       const result = await store.put('big/twenty', body);
 
-      expect(result).toEqual({ size: bytes.length, sha256: sha256(bytes) });
+      expect(result).toEqual({ size: bytes.length, contentHash: await blake3Hex(bytes) });
       expect(commands).toContain('CreateMultipartUploadCommand');
       expect(commands.filter((c) => c === 'UploadPartCommand')).toHaveLength(3); // 8 + 8 + 4 MiB
       expect(commands).toContain('CompleteMultipartUploadCommand');

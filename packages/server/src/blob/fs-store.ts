@@ -4,7 +4,7 @@
  * directory, so a crash at any point leaves either no blob or the whole blob.
  * Temporary files left by a crashed process are removed when a store opens.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdir, open, opendir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -17,6 +17,7 @@ import {
   type PutResult,
 } from './blob-store.js';
 import { GroupSync } from '../group-sync.js';
+import { createContentHasher } from './content-hash.js';
 import { FileReadStream } from './file-read-stream.js';
 import { FileWrites } from './file-writes.js';
 import { releaseChunk } from './release-chunk.js';
@@ -60,7 +61,7 @@ export class FsBlobStore implements BlobStore {
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<PutResult> {
     const finalPath = resolveUnder(this.root, key);
     const tmpPath = path.join(this.tmpDir, `${process.pid}-${randomUUID()}`);
-    const hash = createHash('sha256');
+    const hash = await createContentHasher();
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
     let size = 0;
     try {
@@ -94,7 +95,7 @@ export class FsBlobStore implements BlobStore {
       await unlink(tmpPath).catch(() => {});
       throw error;
     }
-    return { size, sha256: hash.digest('hex') };
+    return { size, contentHash: hash.digest() };
   }
 
 

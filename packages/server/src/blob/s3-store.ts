@@ -36,6 +36,7 @@ import {
   type PutOptions,
   type PutResult,
 } from './blob-store.js';
+import { createContentHasher } from './content-hash.js';
 import { assertSafeKey } from './safe-key.js';
 
 export interface S3StoreConfig {
@@ -126,7 +127,7 @@ export class S3BlobStore implements BlobStore {
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<PutResult> {
     assertSafeKey(key);
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-    const hash = createHash('sha256');
+    const hash = await createContentHasher();
     let size = 0;
     // The first failure on our side (source stream error or size cap). It wins
     // over whatever the SDK reports afterwards, e.g. a failed abort.
@@ -169,7 +170,7 @@ export class S3BlobStore implements BlobStore {
       throw sourceError ?? error;
     }
     if (sourceError !== undefined) throw sourceError; // defensive: the SDK should have rejected
-    return { size, sha256: hash.digest('hex') };
+    return { size, contentHash: hash.digest() };
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {

@@ -33,7 +33,7 @@ import type { ObjectPorts } from './objects.js';
 
 export interface StoredBytes {
   size: number;
-  sha256: string;
+  contentHash: string;
   /** A small file's bytes, to be written with its row; absent when they are in the blob store. */
   inlineBytes?: Buffer;
 }
@@ -162,7 +162,7 @@ async function commitBatchOnPostgres(db: Db, bucketId: number, items: CommitInpu
           storage_key: item.storageKey,
           size: item.size,
           content_type: item.contentType,
-          etag: item.sha256,
+          etag: item.contentHash,
           inline: item.inlineBytes ? 1 : 0,
           created_at: now,
           updated_at: now,
@@ -221,9 +221,9 @@ function commitOnSqlite(sqlite: SQLite.Database, input: CommitInput): RetiredVer
   if (input.inlineBytes) sql.insertInline.run(input.storageKey, input.inlineBytes);
   if (old?.inline) sql.deleteInline.run(old.storage_key);
   if (old) {
-    sql.updateObject.run(input.storageKey, input.size, input.contentType, input.sha256, inline, now, input.bucketId, input.filename);
+    sql.updateObject.run(input.storageKey, input.size, input.contentType, input.contentHash, inline, now, input.bucketId, input.filename);
   } else {
-    sql.insertObject.run(input.bucketId, input.filename, input.storageKey, input.size, input.contentType, input.sha256, inline, now, now);
+    sql.insertObject.run(input.bucketId, input.filename, input.storageKey, input.size, input.contentType, input.contentHash, inline, now, now);
   }
   if (sql.count.run(old ? 0 : 1, delta, input.bucketId).changes === 0) throw errors.bucketNotFound();
   return old ? { storage_key: old.storage_key, inline: old.inline } : null;

@@ -8,10 +8,11 @@
  * that garbage collection removes later.
  */
 import { filenameProblem, type BucketObject, type UploadResult } from '@pail/shared';
-import { hash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import type { Readable } from 'node:stream';
 import { BlobTooLargeError, type BlobStore } from '../blob/blob-store.js';
+import { contentHashOf } from '../blob/content-hash.js';
 import { deleteInlineBlobs, readInlineBlob, takeSmallBody } from '../blob/inline-blobs.js';
 import type { Db } from '../db/database.js';
 import type { Dialect } from '../db/migrations.js';
@@ -111,7 +112,7 @@ export async function uploadObject(ports: ObjectPorts, input: UploadInput): Prom
   let stored: StoredBytes;
   if ('small' in body) {
     if (body.small.length > maxBytes) throw tooLarge();
-    stored = { size: body.small.length, sha256: hash('sha256', body.small, 'hex'), inlineBytes: body.small };
+    stored = { size: body.small.length, contentHash: await contentHashOf(body.small), inlineBytes: body.small };
   } else {
     try {
       stored = await ports.blobs.put(storageKey, body.stream, { maxBytes, contentType: input.contentType, releaseChunks: input.rawRequestBody === true });
