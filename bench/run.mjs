@@ -34,6 +34,7 @@ import {
   runLoad,
   runStream,
   sampleRss,
+  sleep,
   startServer,
   tickShares,
 } from './lib.mjs';
@@ -275,12 +276,15 @@ async function streamRep(rep, pail, baseline, cfg, results, log) {
       const idleKiB = await idleRssKiB(pid);
       const hwmReset = resetPeakRss(pid);
       const cached = mode === 'download' ? pageCacheShare(t.file()) : null;
+      const perf = startPerf(`${mode}-${variant}-${rep}`);
+      if (perf) await sleep(500);
       const sampler = sampleRss(pid, 50);
       const cpuBefore = cpuSplit(pid);
       const ticksBefore = machineTicks();
       const coreBefore = machineTicks(SERVER_CORE);
       const r = await runStream({ mode, url: t.url, headers: t.headers, bytes: cfg.streamBytes, md5: false });
       const { peakKiB, samples } = sampler.stop();
+      await perf?.stop();
       const hwmKiB = hwmReset ? readRssKiB(pid, 'VmHWM') : null;
       const intact = (r.status === 200 || r.status === 201) && r.bytes === cfg.streamBytes;
       const cpuAfter = cpuBefore && cpuSplit(pid);
@@ -301,6 +305,26 @@ async function streamRep(rep, pail, baseline, cfg, results, log) {
   }
   await api(pail.server.base, 'DELETE', `/api/v1/buckets/${pail.priv}/files/${name}`, { key: pail.key });
   fs.rmSync(path.join(baseline.server.dataDir, name), { force: true });
+}
+
+/**
+ * BENCH_PERF=<dir>: a `perf record -g` of the server's core during each W5/W6
+ * transfer, as <dir>/<mode>-<server>-<rep>.data (`perf report -i` reads it).
+ * For finding where a transfer's CPU goes; needs perf and root.
+ */
+function startPerf(name) {
+  const dir = process.env.BENCH_PERF;
+  if (!dir) return null;
+  fs.mkdirSync(dir, { recursive: true });
+  const child = spawn('perf', ['record', '-C', SERVER_CORE, '-g', '-o', path.join(dir, `${name}.data`)], { stdio: 'ignore' });
+  child.on('error', (error) => console.warn(`perf: ${error.message}`));
+  return {
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGINT');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------
