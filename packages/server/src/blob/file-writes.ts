@@ -12,7 +12,7 @@
  * fresh process each time: in 1 MiB writes 0.23-2.0 s of system CPU (4 runs
  * in 6 slow), in 128 KiB writes 0.24-0.27 s (6 of 6), the same buffer either
  * way. In a 1 GiB upload, perf put the kernel's copy (copy_folio_from_iter_
- * atomic) at 5-28 % of the server core with 1 MiB slabs and 3-4 % with
+ * atomic) at 5-33 % of the server core with 1 MiB slabs and 3-4 % with
  * 128 KiB ones, the bare-Node baseline (64 KiB writes) at 5-6 %. The extra
  * round trips cost ~0.1 s of CPU per GiB.
  *
