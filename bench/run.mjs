@@ -295,7 +295,8 @@ async function streamRep(rep, pail, baseline, cfg, results, log) {
       // CPU seconds on the server's core that were not the server's (other
       // processes, kernel threads, interrupts): work that competed with it.
       const coreAfter = machineTicks(SERVER_CORE);
-      const coreBusy = coreBefore && coreAfter ? (coreAfter.all - coreAfter.idle - coreAfter.iowait - (coreBefore.all - coreBefore.idle - coreBefore.iowait)) / 100 : null;
+      const busy = (t) => t.all - t.idle - t.iowait - t.steal; // steal: the hypervisor's, not this core's work
+      const coreBusy = coreBefore && coreAfter ? (busy(coreAfter) - busy(coreBefore)) / 100 : null;
       const othersOnCore = coreBusy !== null && serverCpu !== null ? Math.max(0, coreBusy - serverCpu) : null;
       const entry = { ...r, idleKiB, peakKiB, hwmKiB, samples, intact, serverCpu, serverSystemCpu, serverFaults, othersOnCore, machine, cached };
       (results.stream[`${mode}/${variant}`] ??= []).push(entry);
