@@ -83,15 +83,19 @@ const MAX_BATCH = 256;
  */
 async function commitBatchOnPostgres(db: Db, bucketId: number, items: CommitInput[]): Promise<Outcome<RetiredVersion | null>[]> {
   return db.transaction().execute(async (trx) => {
-    const bucket = await trx
+    // Both rows in one round trip. PostgreSQL locks a join's rows in the
+    // order of its FROM list, so bucket then owner, as every write does
+    // (checked: while the owner's row is held elsewhere, this statement
+    // already holds the bucket's).
+    const locked = await trx
       .selectFrom('buckets')
-      .select('owner_id')
-      .where('id', '=', bucketId)
-      .where('deleted_at', 'is', null)
+      .innerJoin('users', 'users.id', 'buckets.owner_id')
+      .select(['buckets.owner_id', 'users.storage_used_bytes'])
+      .where('buckets.id', '=', bucketId)
+      .where('buckets.deleted_at', 'is', null)
       .forUpdate()
       .executeTakeFirst();
-    if (!bucket) return items.map(() => ({ ok: false as const, error: errors.bucketNotFound() }));
-    const owner = await trx.selectFrom('users').select('storage_used_bytes').where('id', '=', bucket.owner_id).forUpdate().executeTakeFirstOrThrow();
+    if (!locked) return items.map(() => ({ ok: false as const, error: errors.bucketNotFound() }));
     const names = [...new Set(items.map((item) => item.filename))];
     const existing = await trx
       .selectFrom('objects')
@@ -105,7 +109,7 @@ async function commitBatchOnPostgres(db: Db, bucketId: number, items: CommitInpu
       existing.map((row) => [row.filename, { ...row, committed: true }]),
     );
     const latest = new Map<string, CommitInput>();
-    let usage = owner.storage_used_bytes;
+    let usage = locked.storage_used_bytes;
     let countDelta = 0;
     let bytesDelta = 0;
     const retiredInline: string[] = [];
@@ -134,7 +138,7 @@ async function commitBatchOnPostgres(db: Db, bucketId: number, items: CommitInpu
     // above). Measured, 4 KiB uploads into one bucket: ~3,600 a second
     // instead of ~2,300 with one statement each.
     const writes = trx
-      .with('owner_usage', (db) => db.updateTable('users').set({ storage_used_bytes: usage }).where('id', '=', bucket.owner_id).returning('id'))
+      .with('owner_usage', (db) => db.updateTable('users').set({ storage_used_bytes: usage }).where('id', '=', locked.owner_id).returning('id'))
       .with('bucket_counts', (db) =>
         db
           .updateTable('buckets')
