@@ -298,6 +298,40 @@ export function cpuSplit(pid) {
   }
 }
 
+/** CPU seconds so far of each thread of a process, by thread id: { name, seconds }. */
+export function threadCpu(pid) {
+  const threads = new Map();
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        threads.set(tid, { name: tid === String(pid) ? 'main' : name, seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
+      } catch {
+        // the thread ended
+      }
+    }
+  } catch {
+    // the process ended
+  }
+  return threads;
+}
+
+/** Which threads used the CPU between two threadCpu() readings, busiest first: "name s, …". */
+export function threadCpuDelta(before, after, top = 4) {
+  const used = [];
+  for (const [tid, { name, seconds }] of after) {
+    const delta = seconds - (before.get(tid)?.seconds ?? 0);
+    if (delta > 0) used.push({ name, delta });
+  }
+  return used
+    .sort((a, b) => b.delta - a.delta)
+    .slice(0, top)
+    .map((t) => `${t.name} ${t.delta.toFixed(2)}`)
+    .join(', ');
+}
+
 /**
  * CPU time so far, in ticks, from /proc/stat: of the whole machine, or of one
  * core (`core`); all of it, and the parts left idle, spent waiting on the disk

@@ -36,6 +36,8 @@ import {
   sampleRss,
   sleep,
   startServer,
+  threadCpu,
+  threadCpuDelta,
   tickShares,
 } from './lib.mjs';
 import { renderHeader, renderTable, writeResults } from './report.mjs';
@@ -280,6 +282,7 @@ async function streamRep(rep, pail, baseline, cfg, results, log) {
       if (perf) await sleep(500);
       const sampler = sampleRss(pid, 50);
       const cpuBefore = cpuSplit(pid);
+      const threadsBefore = threadCpu(pid);
       const ticksBefore = machineTicks();
       const coreBefore = machineTicks(SERVER_CORE);
       const r = await runStream({ mode, url: t.url, headers: t.headers, bytes: cfg.streamBytes, md5: false });
@@ -288,6 +291,8 @@ async function streamRep(rep, pail, baseline, cfg, results, log) {
       const hwmKiB = hwmReset ? readRssKiB(pid, 'VmHWM') : null;
       const intact = (r.status === 200 || r.status === 201) && r.bytes === cfg.streamBytes;
       const cpuAfter = cpuBefore && cpuSplit(pid);
+      // By thread: the event loop, the libuv pool (writes, syncs), V8's helpers, workers.
+      const threads = threadCpuDelta(threadsBefore, threadCpu(pid));
       const serverCpu = cpuAfter ? cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system : null;
       const serverSystemCpu = cpuAfter ? cpuAfter.system - cpuBefore.system : null;
       const serverFaults = cpuAfter ? cpuAfter.minorFaults - cpuBefore.minorFaults : null;
@@ -298,10 +303,10 @@ async function streamRep(rep, pail, baseline, cfg, results, log) {
       const busy = (t) => t.all - t.idle - t.iowait - t.steal; // steal: the hypervisor's, not this core's work
       const coreBusy = coreBefore && coreAfter ? (busy(coreAfter) - busy(coreBefore)) / 100 : null;
       const othersOnCore = coreBusy !== null && serverCpu !== null ? Math.max(0, coreBusy - serverCpu) : null;
-      const entry = { ...r, idleKiB, peakKiB, hwmKiB, samples, intact, serverCpu, serverSystemCpu, serverFaults, othersOnCore, machine, cached };
+      const entry = { ...r, idleKiB, peakKiB, hwmKiB, samples, intact, serverCpu, serverSystemCpu, serverFaults, threads, othersOnCore, machine, cached };
       (results.stream[`${mode}/${variant}`] ??= []).push(entry);
       const growth = (Math.max(peakKiB, hwmKiB ?? 0) - idleKiB) / 1024;
-      log(`  ${`${mode === 'upload' ? 'W5' : 'W6'}/${variant}`.padEnd(16)} ${r.mbps.toFixed(0)} MB/s, RSS idle ${(idleKiB / 1024).toFixed(1)} MiB, +${growth.toFixed(1)} MiB at peak, server CPU ${serverCpu?.toFixed(2)} s (system ${serverSystemCpu?.toFixed(2)}, ${serverFaults} page faults) of ${r.seconds.toFixed(2)} s, others on its core ${othersOnCore?.toFixed(2)} s, iowait ${pct(machine?.iowait)}, steal ${pct(machine?.steal)}${cached === null ? '' : `, file ${pct(cached)} in page cache`}${intact ? '' : ` NOT INTACT (status ${r.status}, ${r.bytes} bytes)`}`);
+      log(`  ${`${mode === 'upload' ? 'W5' : 'W6'}/${variant}`.padEnd(16)} ${r.mbps.toFixed(0)} MB/s, RSS idle ${(idleKiB / 1024).toFixed(1)} MiB, +${growth.toFixed(1)} MiB at peak, server CPU ${serverCpu?.toFixed(2)} s (system ${serverSystemCpu?.toFixed(2)}, ${serverFaults} page faults; by thread: ${threads}) of ${r.seconds.toFixed(2)} s, others on its core ${othersOnCore?.toFixed(2)} s, iowait ${pct(machine?.iowait)}, steal ${pct(machine?.steal)}${cached === null ? '' : `, file ${pct(cached)} in page cache`}${intact ? '' : ` NOT INTACT (status ${r.status}, ${r.bytes} bytes)`}`);
     }
   }
   await api(pail.server.base, 'DELETE', `/api/v1/buckets/${pail.priv}/files/${name}`, { key: pail.key });
