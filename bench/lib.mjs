@@ -289,13 +289,20 @@ export function cpuSeconds(pid) {
 /** The same, as { user, system } seconds, with the minor page faults so far; null if unreadable. */
 export function cpuSplit(pid) {
   try {
-    // Fields after the command name (which may hold spaces): utime is the 12th, stime the 13th.
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const { fields } = readStat(`/proc/${pid}/stat`);
     return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100, minorFaults: Number(fields[7]) };
   } catch {
     return null;
   }
+}
+
+/**
+ * A /proc stat line: the command name, and the fields after it (the name may
+ * hold spaces and parentheses): fields[7] is minflt, [11] utime, [12] stime.
+ */
+function readStat(file) {
+  const stat = fs.readFileSync(file, 'utf8');
+  return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
 }
 
 /** CPU seconds so far of each thread of a process, by thread id: { name, seconds }. */
@@ -304,9 +311,7 @@ export function threadCpu(pid) {
   try {
     for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
       try {
-        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const { name, fields } = readStat(`/proc/${pid}/task/${tid}/stat`);
         threads.set(tid, { name: tid === String(pid) ? 'main' : name, seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
       } catch {
         // the thread ended
