@@ -15,7 +15,6 @@ export interface StoreFixture {
 
 const MiB = 1024 * 1024;
 
-
 export async function collect(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {

@@ -98,7 +98,6 @@ export class FsBlobStore implements BlobStore {
     return { size, contentHash: hash.digest() };
   }
 
-
   async get(key: string, range?: ByteRange): Promise<Readable> {
     const file = resolveUnder(this.root, key);
     // Open first so a missing blob is a clean rejection, not a stream error later.
