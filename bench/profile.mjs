@@ -4,14 +4,16 @@
  * (server core), drives the workload with autocannon (load core), stops the
  * server and prints the functions and the modules with the most self time.
  *
- *   node bench/profile.mjs [W1|W2|W3|W4|W7] [--duration S] [--top N] [--no-build]
+ *   node bench/profile.mjs [W1|W2|W3|W4|W7] [--pg] [--duration S] [--top N] [--no-build]
+ *
+ * --pg: Pail on PostgreSQL + Redis (a fresh schema and key prefix, as in run.mjs).
  *
  * The .cpuprofile is kept (path printed) for Chrome DevTools / speedscope.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { RAISED_LIMITS, REPO_DIR, runLoad, seedFiles, startServer, tempDir } from './lib.mjs';
+import { RAISED_LIMITS, REPO_DIR, postgresAndRedis, runLoad, seedFiles, startServer, tempDir } from './lib.mjs';
 import { FILE_4K, FILE_NAME } from './workloads.mjs';
 import { makeBucket, makeUser, putFile } from './lib.mjs';
 
@@ -30,7 +32,9 @@ if (!argv.includes('--no-build')) {
 }
 
 const profileDir = tempDir('profile');
-const server = await startServer('pail', { label: 'profile', env: RAISED_LIMITS, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] });
+const backend = argv.includes('--pg') ? await postgresAndRedis() : { env: {} };
+if (backend.problem) throw new Error(backend.problem);
+const server = await startServer('pail', { label: 'profile', env: { ...RAISED_LIMITS, ...backend.env }, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] });
 let result;
 try {
   const user = await makeUser(server.base, 'profile@example.com');
@@ -53,6 +57,7 @@ try {
   result = await runLoad({ ...spec, duration });
 } finally {
   await server.stop();
+  await backend.cleanup?.();
 }
 console.log(`${workload}: ${Math.round(result.rps)} req/s under the profiler (p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms)`);
 

@@ -11,7 +11,6 @@
  * script on core 1. Results: printed, and bench/results/latest.json.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +28,7 @@ import {
   largestFile,
   machineTicks,
   pageCacheShare,
+  postgresAndRedis,
   readRssKiB,
   resetPeakRss,
   runLoad,
@@ -329,64 +329,6 @@ function startPerf(name) {
       if (child.exitCode !== null) return;
       child.kill('SIGINT');
       await new Promise((resolve) => child.once('exit', resolve));
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------
-// PostgreSQL + Redis: a fresh schema and key prefix, dropped at the end
-
-async function postgresAndRedis() {
-  const dbUrl = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-  const redisUrl = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
-  let pg;
-  let Redis;
-  try {
-    pg = (await import('pg')).default;
-    Redis = (await import('ioredis')).Redis;
-  } catch (error) {
-    return { problem: `the pg / ioredis packages are not installed (${error.message})` };
-  }
-  const id = `${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
-  const schema = `pail_bench_${id}`;
-  const client = new pg.Client({ connectionString: dbUrl, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query(`CREATE SCHEMA ${schema}`);
-  } catch (error) {
-    await client.end().catch(() => {});
-    return { problem: `PostgreSQL not reachable at ${dbUrl} (${error.message})` };
-  }
-  await client.end();
-  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => {});
-  const prefix = `pail-bench:${id}:`;
-  const dropSchema = async () => {
-    const c = new pg.Client({ connectionString: dbUrl, connectionTimeoutMillis: 3000 });
-    await c.connect();
-    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await c.end();
-  };
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    redis.disconnect();
-    await dropSchema().catch(() => {});
-    return { problem: `Redis not reachable at ${redisUrl} (${error.message})` };
-  }
-  const databaseUrl = `${dbUrl}${dbUrl.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
-  return {
-    env: { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix },
-    async cleanup() {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        if (keys.length) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-      redis.disconnect();
-      await dropSchema();
     },
   };
 }

@@ -1,20 +1,21 @@
 /**
  * How a put's bytes reach its temporary file (fs-store.ts): copied into two
- * reusable 128 KiB slabs, one written while the other fills. Few thread-pool
- * round trips, at most 256 KiB held per upload, and the caller's chunks die
+ * reusable 512 KiB slabs, one written while the other fills. Few thread-pool
+ * round trips, at most 1 MiB held per upload, and the caller's chunks die
  * young (holding them across a write would promote them to the old
  * generation, where their memory waits for a full GC: +32 MiB of RSS per
  * large upload, measured).
  *
- * Why 128 KiB and not more: the kernel gives a write of n bytes page-cache
- * folios of up to n bytes, and on this host (Linux 6.18, ext4, AMD EPYC)
- * copying into 1 MiB folios is erratic. 1 GiB written from one buffer, a
- * fresh process each time: in 1 MiB writes 0.23-2.0 s of system CPU (4 runs
- * in 6 slow), in 128 KiB writes 0.24-0.27 s (6 of 6), the same buffer either
- * way. In a 1 GiB upload, perf put the kernel's copy (copy_folio_from_iter_
- * atomic) at 5-33 % of the server core with 1 MiB slabs and 3-4 % with
- * 128 KiB ones, the bare-Node baseline (64 KiB writes) at 5-6 %. The extra
- * round trips cost ~0.1 s of CPU per GiB.
+ * Why 512 KiB: every write is a round trip to the thread pool (wake a pool
+ * thread, switch to it, wake the event loop again), and with the server on
+ * one core those switches were a large share of a 1 GiB upload's CPU beside
+ * the kernel's copy into the page cache. 1 GiB uploads on one core, the same
+ * server build but for this size, interleaved (bench/README.md, "W5"):
+ * 128 KiB writes 538 MB/s, 512 KiB 618 (median of 10 each, the bare-Node
+ * baseline 680); the event loop's system time fell by ~0.1 s per GiB and the
+ * pool's by more. 1 MiB writes were slower again (393 against 614, 6 each):
+ * the kernel gives a write of n bytes page-cache folios of up to n bytes, and
+ * copying into 1 MiB folios was erratic on this host (Linux 6.18, ext4).
  *
  * Writing the chunks by reference instead (writev, no copy) was measured too:
  * no difference in CPU or speed for a 1 GiB upload (a 1 GiB copy costs about
@@ -23,7 +24,7 @@
 import type { FileHandle } from 'node:fs/promises';
 
 const FIRST_SLAB_BYTES = 64 * 1024;
-const SLAB_BYTES = 128 * 1024;
+const SLAB_BYTES = 512 * 1024;
 const SYNC_EVERY_BYTES = 32 * 1024 * 1024;
 
 export class FileWrites {
