@@ -13,9 +13,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { RAISED_LIMITS, REPO_DIR, postgresAndRedis, runLoad, seedFiles, startServer, tempDir } from './lib.mjs';
+import { makeBucket, makeUser, postgresAndRedis, putFile, RAISED_LIMITS, REPO_DIR, runLoad, seedFiles, startServer, tempDir } from './lib.mjs';
 import { FILE_4K, FILE_NAME } from './workloads.mjs';
-import { makeBucket, makeUser, putFile } from './lib.mjs';
 
 const argv = process.argv.slice(2);
 const opt = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
