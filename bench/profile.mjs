@@ -4,9 +4,11 @@
  * (server core), drives the workload with autocannon (load core), stops the
  * server and prints the functions and the modules with the most self time.
  *
- *   node bench/profile.mjs [W1|W2|W3|W4|W7] [--pg] [--duration S] [--top N] [--no-build]
+ *   node bench/profile.mjs [W1|W2|W3|W4|W7] [--pg] [--limits] [--duration S] [--top N] [--no-build]
  *
  * --pg: Pail on PostgreSQL + Redis (a fresh schema and key prefix, as in run.mjs).
+ * --limits: the default plan limits instead of raised ones, so after the first
+ * 100 requests (600 for W1) the profile is of the 429 answer.
  *
  * The .cpuprofile is kept (path printed) for Chrome DevTools / speedscope.
  */
@@ -33,7 +35,7 @@ if (!argv.includes('--no-build')) {
 const profileDir = tempDir('profile');
 const backend = argv.includes('--pg') ? await postgresAndRedis() : { env: {} };
 if (backend.problem) throw new Error(backend.problem);
-const server = await startServer('pail', { label: 'profile', env: { ...RAISED_LIMITS, ...backend.env }, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] });
+const server = await startServer('pail', { label: 'profile', env: { ...(argv.includes('--limits') ? {} : RAISED_LIMITS), ...backend.env }, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] });
 let result;
 try {
   const user = await makeUser(server.base, 'profile@example.com');

@@ -11,7 +11,14 @@ export class AppError extends Error {
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
+    // A refusal (4xx) is an answer, not a fault: nothing reads its stack, and
+    // capturing one was a tenth of the server's CPU when answering a flood of
+    // 429s (node bench/profile.mjs W3 --limits). Faults (5xx) keep theirs: it
+    // is logged.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (ERROR_STATUS[code] < 500) Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'AppError';
     this.status = ERROR_STATUS[code];
   }
