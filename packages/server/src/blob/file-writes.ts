@@ -13,9 +13,18 @@
  * server build but for this size, interleaved (bench/README.md, "W5"):
  * 128 KiB writes 538 MB/s, 512 KiB 618 (median of 10 each, the bare-Node
  * baseline 680); the event loop's system time fell by ~0.1 s per GiB and the
- * pool's by more. 1 MiB writes were slower again (393 against 614, 6 each):
- * the kernel gives a write of n bytes page-cache folios of up to n bytes, and
- * copying into 1 MiB folios was erratic on this host (Linux 6.18, ext4).
+ * pool's by more (64 KiB writes: 1.39 s of CPU per GiB against 1.10).
+ *
+ * Why the first slab is small, besides small files: the kernel puts a write
+ * into page-cache folios no larger than the write and no larger than the
+ * alignment of its file offset, and on this host (Linux 6.18, ext4, a VM)
+ * copying into folios of 512 KiB or more is slow: 1 GiB in aligned 512 KiB
+ * writes took 0.8–0.95 s of kernel time against 0.18 in 128 or 256 KiB
+ * writes (writeSync, page cache emptied first; perf puts it all in
+ * copy_folio_from_iter_atomic). After the 64 KiB first write every 512 KiB
+ * write starts at an odd multiple of 64 KiB, so its folios stay at 256 KiB
+ * or less (0.18 s again). 1 MiB writes reach 512 KiB folios: that is why
+ * they were slower (393 MB/s against 614, 6 uploads each).
  *
  * Writing the chunks by reference instead (writev, no copy) was measured too:
  * no difference in CPU or speed for a 1 GiB upload (a 1 GiB copy costs about
@@ -23,6 +32,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 
+/** Also keeps every later write off 512 KiB alignment (see above). */
 const FIRST_SLAB_BYTES = 64 * 1024;
 const SLAB_BYTES = 512 * 1024;
 const SYNC_EVERY_BYTES = 32 * 1024 * 1024;
