@@ -19,7 +19,7 @@
  * into page-cache folios no larger than the write and no larger than the
  * alignment of its file offset, and on this host (Linux 6.18, ext4, a VM)
  * copying into folios of 512 KiB or more is slow: 1 GiB in aligned 512 KiB
- * writes took 0.8–0.95 s of kernel time against 0.18 in 128 or 256 KiB
+ * writes took 0.76–0.97 s of kernel time against 0.17–0.26 in 64 to 256 KiB
  * writes (writeSync, page cache emptied first; perf puts it all in
  * copy_folio_from_iter_atomic). After the 64 KiB first write every 512 KiB
  * write starts at an odd multiple of 64 KiB, so its folios stay at 256 KiB
