@@ -39,6 +39,53 @@ export function pinnedNode(core, script, args = [], nodeArgs = []) {
   return hasTaskset() ? ['taskset', ['-c', String(core), node, ...nodeArgs, script, ...args]] : [node, [...nodeArgs, script, ...args]];
 }
 
+/**
+ * Runs `main` with this script on the load core: when taskset exists and the
+ * script is not pinned yet, starts itself again under `taskset -c LOAD_CORE`
+ * (so every load child it starts is there too) and exits with its code.
+ */
+export async function runOnLoadCore(main) {
+  if (hasTaskset() && process.env.PAIL_BENCH_PINNED !== '1') {
+    const child = spawn('taskset', ['-c', LOAD_CORE, process.execPath, ...process.execArgv, process.argv[1], ...process.argv.slice(2)], {
+      stdio: 'inherit',
+      env: { ...process.env, PAIL_BENCH_PINNED: '1' },
+    });
+    for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+    child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  } else {
+    await main();
+  }
+}
+
+/** The machine a run is on (for the results' header); warns when it cannot give clean figures. */
+export function machineInfo() {
+  if (os.cpus().length < 2) console.warn('warning: fewer than 2 cores: server and load generator share a core');
+  if (!hasTaskset()) console.warn('warning: taskset not found (util-linux): server and load are NOT pinned to separate cores');
+  const loadavgStart = os.loadavg();
+  if (loadavgStart[0] > 1.5) console.warn(`warning: load average is ${loadavgStart[0].toFixed(2)}: other work on this machine will skew the figures`);
+  return {
+    node: process.version,
+    cpus: os.cpus().length,
+    model: os.cpus()[0]?.model ?? '?',
+    serverCore: SERVER_CORE,
+    loadCore: LOAD_CORE,
+    taskset: hasTaskset(),
+    loadavgStart,
+    loadavgEnd: null,
+  };
+}
+
+/** { commit, dirty } of a checkout (dirty: uncommitted changes to the server or shared package), null if not a git checkout. */
+export function gitInfo(dir = REPO_DIR) {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'packages/server', 'packages/shared'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    return { commit, dirty };
+  } catch {
+    return null;
+  }
+}
+
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function freePort() {

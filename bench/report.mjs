@@ -9,8 +9,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median } from './lib.mjs';
+import { transferGrowthMiB } from './workloads.mjs';
 
-const MiB_KiB = 1024;
+/** What W1–W4 do, for the tables (also compare.mjs's). */
+export const WHAT = {
+  W1: 'GET 4 KiB, public bucket, 64 conn',
+  W2: 'GET 4 KiB, private + API key, 64 conn',
+  W3: 'HEAD + API key, 64 conn',
+  W4: 'PUT distinct 4 KiB + API key, 32 conn',
+};
 
 /** Median of one field over a case's repetitions. */
 function med(runs, caseId, pick) {
@@ -19,7 +26,7 @@ function med(runs, caseId, pick) {
   return median(list.map(pick));
 }
 
-const fmt = (value, digits = 0) => {
+export const fmt = (value, digits = 0) => {
   if (value === null || value === undefined || Number.isNaN(value)) return '–';
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 };
@@ -39,12 +46,7 @@ export function buildRows(results) {
 
   const main = 'Pail vs bare Node (Pail/baseline, higher is better)';
   const targets = { W1: 1.5, W2: 1.3, W3: 0.8, W4: 0.8 };
-  const what = {
-    W1: 'GET 4 KiB, public bucket, 64 conn',
-    W2: 'GET 4 KiB, private + API key, 64 conn',
-    W3: 'HEAD + API key, 64 conn',
-    W4: 'PUT distinct 4 KiB + API key, 32 conn',
-  };
+  const what = WHAT;
   for (const w of ['W1', 'W2', 'W3', 'W4']) {
     const pail = rps(`${w}/pail`);
     const base = rps(`${w}/baseline`);
@@ -62,8 +64,8 @@ export function buildRows(results) {
     const base = median((stream[`${dir}/baseline`] ?? []).map((r) => r.mbps));
     const ratio = ratioOf(pail, base);
     rows.push({ section: main, workload: w, what: `${dir} one ${sizeLabel} file`, unit: 'MB/s', pail, reference: base, ratio, target: `≥ ${min}`, pass: atLeast(ratio, min) });
-    const growth = median((stream[`${dir}/pail`] ?? []).map((r) => (Math.max(r.peakKiB, r.hwmKiB ?? 0) - r.idleKiB) / MiB_KiB));
-    const baseGrowth = median((stream[`${dir}/baseline`] ?? []).map((r) => (Math.max(r.peakKiB, r.hwmKiB ?? 0) - r.idleKiB) / MiB_KiB));
+    const growth = median((stream[`${dir}/pail`] ?? []).map(transferGrowthMiB));
+    const baseGrowth = median((stream[`${dir}/baseline`] ?? []).map(transferGrowthMiB));
     rows.push({ section: main, workload: w, what: `server peak RSS above idle during ${dir}`, unit: 'MiB', pail: growth, reference: baseGrowth, ratio: null, target: '≤ 32 MiB', pass: growth === null ? null : growth <= 32, digits: 1 });
   }
   const w7 = (id) => ({ p50: p(id, 'p50'), p99: p(id, 'p99') });
