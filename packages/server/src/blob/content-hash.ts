@@ -3,16 +3,12 @@
  * hex), computed while the bytes stream in. `b3sum file` prints the same.
  *
  * BLAKE3 rather than SHA-256 (Pail's ETag before, and still the ETag of
- * objects stored then): it is as strong, and on one core it hashes a GiB in
- * 0.18 s where SHA-256, even CPU-accelerated, takes 0.6 s. Uploads are
- * CPU-bound on a fast disk, and the hash was most of what Pail spent beyond
- * a bare Node server: a 1 GiB upload on one core went from ~510 to ~710
- * MB/s, the bare-Node baseline's speed (A/B, 4 alternating runs each;
- * without any hash: ~1,100 MB/s).
- *
- * The fast hash is the Rust implementation behind @napi-rs/blake-hash, a
- * prebuilt binary per platform. Where none is installed, the WebAssembly
- * build in hash-wasm gives the same digests, slower (1.4 s per GiB).
+ * objects stored then): it is as strong and several times faster, and uploads
+ * are CPU-bound on a fast disk, where the hash was most of what Pail spent
+ * beyond a bare Node server. The fast path is the Rust implementation behind
+ * @napi-rs/blake-hash (a prebuilt binary per platform); where none is
+ * installed, the WebAssembly build in hash-wasm gives the same digests, more
+ * slowly. See docs/performance.md.
  */
 import { createBLAKE3 } from 'hash-wasm';
 

@@ -3,12 +3,11 @@
  * reads into the same two buffers over and over instead of a fresh one per
  * read.
  *
- * Why: every fresh buffer is memory outside V8's heap, and V8 answers a
- * steady stream of it with garbage collections. In a server whose heap holds
- * a large working set (caches, a seeded metadata database), those become full
- * mark-compact collections: measured under the benchmark, 60 % of a 1 GiB
- * download's CPU went to marking and sweeping (4.7 s of CPU instead of
- * 0.9 s). Two buffers reused for the whole download allocate nothing.
+ * Why: every fresh buffer is memory outside V8's heap, and in a server whose
+ * heap holds a large working set (caches, a seeded metadata database) V8
+ * answers a steady stream of it with full mark-compact collections, which cost
+ * a large download more CPU than the download itself. Two buffers reused for
+ * the whole download allocate nothing. See docs/performance.md.
  *
  * A buffer may be refilled only once the response no longer holds it. The
  * response counts the bytes it has been given but not yet handed to the

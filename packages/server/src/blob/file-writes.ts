@@ -1,34 +1,15 @@
 /**
  * How a put's bytes reach its temporary file (fs-store.ts): copied into two
- * reusable 512 KiB slabs, one written while the other fills. Few thread-pool
- * round trips, at most 1 MiB held per upload, and the caller's chunks die
- * young (holding them across a write would promote them to the old
- * generation, where their memory waits for a full GC: +32 MiB of RSS per
- * large upload, measured).
+ * reusable 512 KiB slabs, one written while the other fills. Large writes keep
+ * the thread-pool round trips few, and copying lets the caller's chunks die
+ * young (held across a write, they would reach V8's old generation and wait
+ * for a full GC) while the upload holds only about 1 MiB; writing the chunks
+ * by reference (writev) was no faster.
  *
- * Why 512 KiB: every write is a round trip to the thread pool (wake a pool
- * thread, switch to it, wake the event loop again), and with the server on
- * one core those switches were a large share of a 1 GiB upload's CPU beside
- * the kernel's copy into the page cache. 1 GiB uploads on one core, the same
- * server build but for this size, interleaved (bench/README.md, "W5"):
- * 128 KiB writes 538 MB/s, 512 KiB 618 (median of 10 each, the bare-Node
- * baseline 680); the event loop's system time fell by ~0.1 s per GiB and the
- * pool's by more (64 KiB writes: 1.39 s of CPU per GiB against 1.10).
- *
- * Why the first slab is small, besides small files: the kernel puts a write
- * into page-cache folios no larger than the write and no larger than the
- * alignment of its file offset, and on this host (Linux 6.18, ext4, a VM)
- * copying into folios of 512 KiB or more is slow: 1 GiB in aligned 512 KiB
- * writes took 0.76–0.97 s of kernel time against 0.17–0.26 in 64 to 256 KiB
- * writes (writeSync, page cache emptied first; perf puts it all in
- * copy_folio_from_iter_atomic). After the 64 KiB first write every 512 KiB
- * write starts at an odd multiple of 64 KiB, so its folios stay at 256 KiB
- * or less (0.18 s again). 1 MiB writes reach 512 KiB folios: that is why
- * they were slower (393 MB/s against 614, 6 uploads each).
- *
- * Writing the chunks by reference instead (writev, no copy) was measured too:
- * no difference in CPU or speed for a 1 GiB upload (a 1 GiB copy costs about
- * 0.03 s), so the simpler single path stays.
+ * The first slab is small (64 KiB), for small files and because it keeps every
+ * later 512 KiB write off 512 KiB alignment: the kernel sizes page-cache folios
+ * by a write's length and its offset's alignment, and copying into folios of
+ * 512 KiB or more was slow on the host measured. See docs/performance.md.
  */
 import type { FileHandle } from 'node:fs/promises';
 

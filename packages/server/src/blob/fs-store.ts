@@ -67,8 +67,7 @@ export class FsBlobStore implements BlobStore {
     try {
       // A file handle and batched writes rather than a write stream: a
       // stream's per-chunk machinery and its close-time flush cost twice the
-      // time of the same calls made directly (measured: 1,100 vs 2,350 small
-      // durable files a second).
+      // time of the same calls made directly (docs/performance.md).
       const file = await open(tmpPath, 'wx');
       try {
         const writes = new FileWrites(file);
@@ -117,8 +116,8 @@ export class FsBlobStore implements BlobStore {
     const length = range ? range.end - range.start + 1 : info.size;
     // Reads of up to 1 MiB: each read is a thread-pool round trip, and a large
     // download made of 64 KiB reads (Node's default) spends twice the CPU
-    // (measured: 1.0–1.1 s vs 0.45–0.56 s of CPU per GiB). Small files get a
-    // buffer of their own size, not a megabyte.
+    // (docs/performance.md). Small files get a buffer of their own size (at
+    // least 16 KiB), not a megabyte.
     const chunkBytes = Math.max(MIN_READ_BYTES, Math.min(MAX_READ_BYTES, length));
     // Reads into two reused buffers when piped into a response (file-read-stream.ts).
     return new FileReadStream(handle, range?.start ?? 0, range?.end ?? info.size - 1, chunkBytes);

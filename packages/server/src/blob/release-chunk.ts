@@ -2,19 +2,14 @@
  * Frees the memory of a request chunk the moment its bytes have been copied,
  * instead of at V8's next garbage collection.
  *
- * Node's HTTP parser hands every piece of a request body over in a fresh
- * buffer of its own (up to 64 KiB), allocated outside the JavaScript heap. V8
- * counts that memory against the heap's limits until a collection finds the
- * buffer dead. In a server that has been busy for a while the limits sit close
- * to the live heap, so a large upload made V8 start a full mark-compact every
- * ~25 MB of body (44 of them in one 1 GiB upload, with `--trace-gc`), and up
- * to ~32 MiB of dead buffers waited for each. That doubled the upload's CPU
- * time and was its whole memory peak.
- *
- * Node 20 has no ArrayBuffer.prototype.transfer; transferring the buffer
- * through a MessagePort whose other end is closed detaches it (the memory is
- * freed with the dropped message, 6–7 µs per 64 KiB) and leaves the chunk
- * zero-length.
+ * Node's HTTP parser hands each piece of a request body over in a fresh buffer
+ * (up to 64 KiB) outside the JavaScript heap, which V8 counts against the
+ * heap's limits until a collection finds it dead; in a long-running server a
+ * large upload then triggers repeated full mark-compacts, and the dead buffers
+ * are its memory peak. Node 20 has no ArrayBuffer.prototype.transfer, so the
+ * buffer is transferred through a MessagePort whose other end is closed: that
+ * detaches it (the memory is freed with the dropped message) and leaves the
+ * chunk zero-length. See docs/performance.md.
  */
 import { MessageChannel } from 'node:worker_threads';
 

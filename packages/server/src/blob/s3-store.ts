@@ -1,11 +1,12 @@
 /**
  * Blobs as objects in an S3-compatible bucket (AWS S3, MinIO, s3rver, …).
  *
- * put() streams: the body goes through a byte counter and an MD5 hash into
- * lib-storage's Upload, which sends bodies up to one part size as a single
- * PutObject and larger ones as a multipart upload, holding at most a few parts
- * in memory. Every request carries a complete in-memory part, so a body that
- * fails midway never reaches S3 as a short object:
+ * put() streams: the body goes through a byte counter and the BLAKE3 content
+ * hash (content-hash.ts; it becomes Pail's ETag, whatever S3's own ETag is)
+ * into lib-storage's Upload, which sends bodies up to one part size as a
+ * single PutObject and larger ones as a multipart upload, holding at most a
+ * few parts in memory. Every request carries a complete in-memory part, so a
+ * body that fails midway never reaches S3 as a short object:
  * - failure before the first part is full: no request was sent at all;
  * - failure later: the multipart upload is never completed (and is aborted),
  *   so nothing becomes visible under the key. A PutObject or a completed

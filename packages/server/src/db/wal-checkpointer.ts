@@ -4,23 +4,20 @@
  * A checkpoint copies the write-ahead log back into the database file and
  * fsyncs both. By default SQLite runs one inside whichever commit pushes the
  * log past 1000 pages, on the thread that commits: here, the event loop,
- * stalled for milliseconds every few hundred small uploads (measured: 10 % of
- * a small-upload workload's CPU went to COMMIT). The server's connection turns
- * that off, and a worker thread with its own connection runs a PASSIVE
- * checkpoint every CHECKPOINT_EVERY_MS, which never blocks the writer. If the
- * worker dies, the server's connection takes checkpoints back (onFailure).
+ * stalled for milliseconds every few hundred small uploads. The server's
+ * connection turns that off, and a worker thread with its own connection runs
+ * a PASSIVE checkpoint every CHECKPOINT_EVERY_MS, which never blocks the
+ * writer. If the worker dies, the server's connection takes checkpoints back
+ * (onFailure).
  *
- * The log starts again from its beginning only when a commit finds that a
- * checkpoint has copied all of it. Under steady uploads a checkpoint never
- * gets there (commits keep appending while it copies), so the log would grow
- * without end (365 MB after 8 s of 4 KiB uploads, measured), and a flush of a
- * growing file has its new blocks and size to write as well. So the worker reports
- * the log's length after each checkpoint, and once it passes MAX_LOG_FRAMES
- * the group-commit writer waits (asynchronously) for catchUp(): a checkpoint
- * that copies everything, after which its next commit restarts the log. In
- * the same measurement that kept the log at 14–17 MB (the bound plus what
- * commits append between two reports) and carried 1.12× the uploads per
- * second.
+ * The log restarts only when a commit finds that a checkpoint has copied all
+ * of it, which under steady uploads never happens (commits keep appending
+ * while it copies): the log would grow without end, and a flush of a growing
+ * file has its new blocks and size to write as well. So the worker reports the
+ * log's length after each checkpoint, and once it passes MAX_LOG_FRAMES the
+ * group-commit writer waits (asynchronously) for catchUp(): a checkpoint that
+ * copies everything, after which its next commit restarts the log. See
+ * docs/performance.md.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';

@@ -3,12 +3,12 @@
  *
  * SQLite runs in WAL mode with synchronous=NORMAL: a commit is appended to the
  * `-wal` file but not fsynced, which survives a process crash but not a power
- * cut. synchronous=FULL would fsync inside every commit, on the main thread
- * (≈ 0.2 ms each here, one at a time). Instead, a write request waits, before
- * it is answered, for an fdatasync of the WAL file on the thread pool; the
- * syncs are grouped (group-sync.ts), so one covers every commit made while the
- * previous one ran. This is the same flush SQLite's FULL mode does, done
- * off-thread and shared. A request that wrote nothing does not wait: the
+ * cut. synchronous=FULL would fsync inside every commit, on the main thread,
+ * one at a time. Instead, a write request waits, before it is answered, for an
+ * fdatasync of the WAL file on the thread pool; the syncs are grouped
+ * (group-sync.ts), so one covers every commit made while the previous one ran.
+ * This is the same flush SQLite's FULL mode does, done off-thread and shared
+ * (docs/performance.md). A request that wrote nothing does not wait: the
  * connection's change counter tells.
  *
  * The WAL file exists from the first write (migrations write) until the last

@@ -12,9 +12,8 @@ export class AppError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     // A refusal (4xx) is an answer, not a fault: nothing reads its stack, and
-    // capturing one was a tenth of the server's CPU when answering a flood of
-    // 429s (node bench/profile.mjs W3 --limits). Faults (5xx) keep theirs: it
-    // is logged.
+    // capturing one was a large share of the CPU spent answering a flood of
+    // 429s (docs/performance.md). Faults (5xx) keep theirs: it is logged.
     const stackTraceLimit = Error.stackTraceLimit;
     if (ERROR_STATUS[code] < 500) Error.stackTraceLimit = 0;
     super(message);
