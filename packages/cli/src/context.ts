@@ -5,9 +5,7 @@
  * metadata database, opened and migrated the way the server opens it, then
  * closed when the command is done.
  */
-import type { Config, Db, openDatabase } from '@pail/server';
-
-export type Dialect = ReturnType<typeof openDatabase>['dialect'];
+import type { CommandServices, Config, Db } from '@pail/server';
 
 /**
  * The server package, loaded on first use: it pulls in the whole HTTP stack,
@@ -23,13 +21,8 @@ export class CliError extends Error {
   }
 }
 
-export interface Context {
-  config: Config;
-  db: Db;
-  dialect: Dialect;
-  /** Names of the migrations this run applied (usually none). */
-  applied: string[];
-}
+/** The database (migrated), the caches its changes are announced through, and the blob store on request. */
+export type Context = CommandServices;
 
 /** Same parse as the server: a bad value throws ConfigError naming the variable. */
 export async function cliConfig(): Promise<Config> {
@@ -38,20 +31,18 @@ export async function cliConfig(): Promise<Config> {
 }
 
 export async function withDatabase<T>(run: (ctx: Context) => Promise<T>): Promise<T> {
-  const { migrateToLatest, openDatabase } = await server();
-  const config = await cliConfig();
-  const { db, dialect, close } = openDatabase(config.database);
+  const { openCommandServices } = await server();
+  const services = await openCommandServices(await cliConfig());
   try {
-    const applied = await migrateToLatest(db, dialect);
-    return await run({ config, db, dialect, applied });
+    return await run(services);
   } finally {
-    await close();
+    await services.close();
   }
 }
 
 export async function requireUser(db: Db, email: string) {
-  const { findUserByEmail } = await server();
-  const user = await findUserByEmail(db, email);
+  const { findUser } = await server();
+  const user = await findUser(db, email);
   if (!user) throw new CliError(`no user with email ${email}`);
   return user;
 }

@@ -45,7 +45,7 @@ export interface Config {
   maxFileBytes: number;
   signup: 'open' | 'closed';
   logLevel: string;
-  /** Files up to this size keep their bytes in the metadata database (blob/inline-blobs.ts). 0: none. */
+  /** Files up to this size keep their bytes in the metadata database (db/object-writes/). 0: none. */
   inlineMaxBytes: number;
   /** Objects up to this size are kept in the in-memory read cache. */
   cacheMaxObjectBytes: number;

@@ -140,7 +140,7 @@ async function makeS3Store(overrides: Partial<S3StoreConfig> = {}) {
   const store = await S3BlobStore.open(s3Config(endpoint, overrides));
   return {
     store,
-    async cleanup() {
+    cleanup: async () => {
       const keys: string[] = [];
       for await (const { key } of store.list('')) keys.push(key);
       await store.delete(keys);

@@ -462,11 +462,10 @@ describe('the Client API and the Developer API are one implementation', () => {
       await api(`/${id}/files/f.txt`, { method: 'PUT', body: 'f', headers: { 'content-type': 'text/plain' } });
     }
     const results = await Promise.all(
-      [[client, viaClient.id], [dev, viaDev.id]].map(async ([api, id]) => {
-        const call = api as ReturnType<typeof clientApi>;
-        const visibility = await json(await call(`/${id}/visibility`, { method: 'POST', body: JSON.stringify({ visibility: 'public' }) }));
-        const deleteFile = await json(await call(`/${id}/files/f.txt`, { method: 'DELETE' }));
-        const deleteBucket = await json(await call(`/${id}`, { method: 'DELETE' }));
+      ([[client, viaClient.id], [dev, viaDev.id]] as const).map(async ([api, id]) => {
+        const visibility = await json(await api(`/${id}/visibility`, { method: 'POST', body: JSON.stringify({ visibility: 'public' }) }));
+        const deleteFile = await json(await api(`/${id}/files/f.txt`, { method: 'DELETE' }));
+        const deleteBucket = await json(await api(`/${id}`, { method: 'DELETE' }));
         return { visibility, deleteFile, deleteBucket };
       }),
     );

@@ -322,6 +322,23 @@ describe('create bucket validation', () => {
     expect(parsed.error.length).toBeGreaterThan(0);
   });
 
+  it('says what is wrong, in the contract\'s words', async () => {
+    const cases: [unknown, string][] = [
+      [{}, 'Bucket name is required'],
+      [{ name: 42 }, 'Bucket name must be a string'],
+      [{ name: 'ab' }, 'Bucket name must be 3 to 40 characters long'],
+      [{ name: 'okay', visibility: 'hidden' }, 'visibility must be "public" or "private"'],
+      [{ name: 'okay', public: 'true' }, 'public must be true or false'],
+      [{ name: 'okay', visibility: 'public', public: false }, 'visibility and public contradict each other'],
+      [[1, 2], 'Body must be a JSON object'],
+    ];
+    for (const [body, message] of cases) {
+      const response = await call(alice, 'POST', '/api/v1/buckets', body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(await json(response), JSON.stringify(body)).toMatchObject({ error: message, code: 'ValidationError' });
+    }
+  });
+
   it('accepts names at the edges of the rule', async () => {
     for (const name of ['abc', 'a'.repeat(40), '0-_9', 'x_y-z']) {
       const response = await call(alice, 'POST', '/api/v1/buckets', { name });

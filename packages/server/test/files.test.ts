@@ -62,7 +62,7 @@ function rawRequest(method: string, pathname: string, body: string): Promise<{ s
 /** What the blob store really holds under a prefix (files on disk, or S3 objects). */
 async function blobKeys(prefix: string, target: TestServer = server): Promise<string[]> {
   const keys: string[] = [];
-  for await (const blob of target.app.pail.blobs.list(prefix)) keys.push(blob.key);
+  for await (const blob of target.app.pail.storage.blobs.list(prefix)) keys.push(blob.key);
   return keys;
 }
 
@@ -284,7 +284,7 @@ describe('listing', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: any = await listAll(bucket, `?limit=10${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: { data: { filename: string }[]; next_cursor: string | null } = await listAll(bucket, `?limit=10${cursor ? `&cursor=${cursor}` : ''}`);
       expect(page.data.length).toBeLessThanOrEqual(10);
       seen.push(...page.data.map((o: { filename: string }) => o.filename));
       cursor = page.next_cursor;

@@ -180,7 +180,7 @@ describe('Developer API budgets per user, with small configured limits', () => {
 
   it.each(['plus', 'pro', 'max'] as const)('sizes the budget by plan: %s', async (plan) => {
     const user = await signUp(server.url);
-    await setPlan(server.app.pail.db, user.email, plan);
+    await setPlan(server.app.pail.storage, user.email, plan);
     const me = await json(await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${user.token}` } }));
     expect(me.data).toMatchObject({ plan, rate_limit_per_minute: limits[plan] });
     await spend(server.url, user, limits[plan], limits[plan]);
@@ -204,7 +204,7 @@ describe('Developer API budgets with the default limits', () => {
     const expected = { free: 100, plus: 200, pro: 500, max: 1500 } as const;
     for (const plan of ['free', 'plus', 'pro', 'max'] as const) {
       const user = await signUp(server.url);
-      if (plan !== 'free') await setPlan(server.app.pail.db, user.email, plan);
+      if (plan !== 'free') await setPlan(server.app.pail.storage, user.email, plan);
       const me = await json(await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${user.token}` } }));
       expect(me.data.rate_limit_per_minute, plan).toBe(expected[plan]);
       const response = await devApi(server.url, user)('');

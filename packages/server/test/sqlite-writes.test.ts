@@ -10,7 +10,8 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, type OpenDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/database.js';
+import { openSqlite, type OpenSqlite } from '../src/db/sqlite.js';
 import { GroupSync } from '../src/group-sync.js';
 
 describe('GroupSync', () => {
@@ -52,11 +53,11 @@ describe('GroupSync', () => {
 
 describe('SqliteWriter (group commit on a real database)', () => {
   let dir: string;
-  let database: OpenDatabase;
+  let database: OpenSqlite;
 
   beforeEach(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'pail-writes-'));
-    database = openDatabase({ kind: 'sqlite', file: path.join(dir, 'pail.db') }, { checkpointInBackground: true });
+    database = openSqlite(path.join(dir, 'pail.db'), { checkpointInBackground: true });
     await migrateToLatest(database.db, database.dialect);
     await database.db.insertInto('users').values({ email: 'w@example.com', password_hash: 'x', plan: 'free', created_at: new Date().toISOString() }).execute();
   });
@@ -69,7 +70,7 @@ describe('SqliteWriter (group commit on a real database)', () => {
   const usage = async () => (await database.db.selectFrom('users').select('storage_used_bytes').executeTakeFirstOrThrow()).storage_used_bytes;
 
   it('writes queued together commit as one group; a write that throws is rolled back alone', async () => {
-    const writer = database.writer!;
+    const writer = database.writer;
     const add = (bytes: number) =>
       writer.write((sqlite) => {
         sqlite.prepare('update users set storage_used_bytes = storage_used_bytes + ?').run(bytes);
@@ -84,9 +85,9 @@ describe('SqliteWriter (group commit on a real database)', () => {
 
   it('resolves only once the write is committed, and survives closing and reopening', async () => {
     const file = path.join(dir, 'pail.db');
-    await database.writer!.write((sqlite) => sqlite.prepare('update users set storage_used_bytes = 42').run());
+    await database.writer.write((sqlite) => sqlite.prepare('update users set storage_used_bytes = 42').run());
     await database.close();
-    database = openDatabase({ kind: 'sqlite', file });
+    database = openSqlite(file);
     expect(await usage()).toBe(42);
   });
 
@@ -95,7 +96,7 @@ describe('SqliteWriter (group commit on a real database)', () => {
     let queued: Promise<unknown> | undefined;
     await database.db.transaction().execute(async (trx) => {
       await trx.updateTable('users').set({ storage_used_bytes: 5 }).execute();
-      queued = database.writer!.write((sqlite) => {
+      queued = database.writer.write((sqlite) => {
         seen.push(sqlite.inTransaction);
         return sqlite.prepare('update users set storage_used_bytes = storage_used_bytes * 2').run();
       });
@@ -110,7 +111,7 @@ describe('SqliteWriter (group commit on a real database)', () => {
   });
 
   it('checkpoints run on the worker, and the write-ahead log is reused rather than growing with every commit', async () => {
-    const writer = database.writer!;
+    const writer = database.writer;
     const blob = Buffer.alloc(8192, 1);
     await database.db.schema.createTable('filler').addColumn('bytes', 'blob').execute();
     const burst = async () => {
@@ -143,7 +144,7 @@ describe('SqliteWriter (group commit on a real database)', () => {
   });
 
   it('under writes that never pause, the log stays bounded instead of growing with them', async () => {
-    const writer = database.writer!;
+    const writer = database.writer;
     const blob = Buffer.alloc(8192, 1);
     await database.db.schema.createTable('filler').addColumn('bytes', 'blob').execute();
     // 200 MB of rows, group after group with no pause between them.

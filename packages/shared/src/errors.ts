@@ -12,7 +12,6 @@ export const ERROR_STATUS = {
   BucketNotFound: 404,
   FileNotFound: 404,
   ApiKeyNotFound: 404,
-  MethodNotAllowed: 405,
   BucketNameTaken: 409,
   EmailTaken: 409,
   StorageLimitExceeded: 409,

@@ -6,11 +6,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PLANS } from './plans.js';
 
-export const ErrorSchema = Type.Object(
-  { error: Type.String(), code: Type.Optional(Type.String()) },
-  { title: 'Error', description: 'Every error body' },
-);
-
 export const MessageSchema = Type.Object({ message: Type.String() });
 
 export const StorageBucketSchema = Type.Object(
@@ -85,49 +80,70 @@ export type CreatedApiKey = Static<typeof CreatedApiKeySchema>;
 /** `{data: T}`, the wrapper of every successful JSON response. */
 export const Data = <T extends TSchema>(schema: T) => Type.Object({ data: schema });
 
-// Request bodies. Shapes are loose on purpose (unknown fields, wrong types)
-// so that the domain code can answer with the precise messages decisions.md asks for.
+export const ListBucketsResponseSchema = Type.Object({ data: Type.Array(StorageBucketSchema), buckets: Type.Array(StorageBucketSchema) });
+export type ListBucketsResponse = Static<typeof ListBucketsResponseSchema>;
+
+export const ListFilesResponseSchema = Type.Object({
+  data: Type.Array(BucketObjectSchema),
+  objects: Type.Array(BucketObjectSchema, { description: 'The same list as data' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+export type ListFilesResponse = Static<typeof ListFilesResponseSchema>;
+
+export const AuthResultSchema = Type.Object({ user: UserSchema, token: Type.String() });
+export type AuthResult = Static<typeof AuthResultSchema>;
+
+// Request bodies. The types are checked by these schemas (the server's
+// validator), with the messages in `errorMessage` (ajv-errors); the rules
+// beyond types (name shapes, contradictions) are the server's domain code.
+const NOT_AN_OBJECT = 'Body must be a JSON object';
+
 export const CreateBucketBody = Type.Object(
   {
-    name: Type.Optional(Type.Unknown({ description: 'Bucket name', examples: ['photos'] })),
-    visibility: Type.Optional(Type.Unknown({ description: '"public" or "private"' })),
-    public: Type.Optional(Type.Unknown({ description: 'Alternative to visibility' })),
+    name: Type.String({ description: 'Bucket name', examples: ['photos'] }),
+    visibility: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private')])),
+    public: Type.Optional(Type.Boolean({ description: 'Alternative to visibility' })),
   },
-  { additionalProperties: true },
+  {
+    additionalProperties: true,
+    errorMessage: {
+      type: NOT_AN_OBJECT,
+      required: { name: 'Bucket name is required' },
+      properties: { name: 'Bucket name must be a string', visibility: 'visibility must be "public" or "private"', public: 'public must be true or false' },
+    },
+  },
 );
-export type CreateBucketInput = { name: string; visibility?: 'public' | 'private'; public?: boolean };
+export type CreateBucketInput = Static<typeof CreateBucketBody>;
 
 export const VisibilityBody = Type.Object(
   {
-    visibility: Type.Optional(Type.Unknown({ description: '"public" or "private"' })),
-    public: Type.Optional(Type.Unknown({ description: 'true or false' })),
+    visibility: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private')])),
+    public: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: true },
+  {
+    additionalProperties: true,
+    errorMessage: { type: NOT_AN_OBJECT, properties: { visibility: 'visibility must be "public" or "private"', public: 'public must be true or false' } },
+  },
 );
 
-export const CredentialsBody = Type.Object({
-  email: Type.Optional(Type.Unknown()),
-  password: Type.Optional(Type.Unknown()),
-});
+export const CredentialsBody = Type.Object(
+  { email: Type.String(), password: Type.String() },
+  {
+    errorMessage: {
+      type: NOT_AN_OBJECT,
+      required: { email: 'email is required', password: 'password is required' },
+      properties: { email: 'email is required', password: 'password is required' },
+    },
+  },
+);
 
-export const CreateKeyBody = Type.Object({ name: Type.Optional(Type.Unknown()) });
+export const CreateKeyBody = Type.Object(
+  { name: Type.Optional(Type.Union([Type.String(), Type.Null()])) },
+  { errorMessage: { type: NOT_AN_OBJECT, properties: { name: 'name must be a string' } } },
+);
 
 export const ListFilesQuery = Type.Object({
   prefix: Type.Optional(Type.String()),
   limit: Type.Optional(Type.String({ description: '1 to 1000, default 1000' })),
   cursor: Type.Optional(Type.String()),
 });
-
-export interface ListBucketsResponse {
-  data: StorageBucket[];
-  buckets: StorageBucket[];
-}
-export interface ListFilesResponse {
-  data: BucketObject[];
-  objects: BucketObject[];
-  next_cursor: string | null;
-}
-export interface AuthResult {
-  user: User;
-  token: string;
-}

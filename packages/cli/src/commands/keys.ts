@@ -57,9 +57,9 @@ export function registerKeyCommands(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ pail keys revoke alice@example.com 3')
     .action(async (email: string, keyId: number) => {
       const { revokeApiKey } = await server();
-      const user = await withDatabase(async ({ db }) => {
-        const owner = await requireUser(db, email);
-        await revokeApiKey(db, owner.id, keyId);
+      const user = await withDatabase(async (ctx) => {
+        const owner = await requireUser(ctx.db, email);
+        await revokeApiKey(ctx, owner.id, keyId);
         return owner;
       });
       print(`Revoked API key ${keyId} of ${user.email}.`);

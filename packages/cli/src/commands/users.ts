@@ -50,17 +50,10 @@ export function registerUserCommands(program: Command): void {
       ].join('\n'),
     )
     .action(async (email: string, options: { password?: string; plan?: string }) => {
-      const { createUser, setPlan } = await server();
+      const { createUser } = await server();
       const { password, generated } = await choosePassword(options.password);
-      const user = await withDatabase(async ({ db }) => {
-        if (options.plan === undefined) return createUser(db, { email, password });
-        // setPlan owns the plan-name rule; in one transaction a refused plan leaves no user behind.
-        const plan = options.plan;
-        return db.transaction().execute(async (trx) => {
-          const created = await createUser(trx, { email, password });
-          return setPlan(trx, created.email, plan);
-        });
-      });
+      // createUser checks the plan's name before it creates anything.
+      const user = await withDatabase(({ db }) => createUser(db, { email, password, plan: options.plan }));
       print(`Created user ${user.id} ${user.email} on the ${user.plan} plan.`);
       if (generated) print(`Generated password (shown only this once): ${password}`);
     });
@@ -96,7 +89,7 @@ export function registerUserCommands(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ pail users set-plan alice@example.com pro')
     .action(async (email: string, plan: string) => {
       const { setPlan, userView } = await server();
-      const view = await withDatabase(async ({ db, config }) => userView(await setPlan(db, email, plan), config.plans));
+      const view = await withDatabase(async (ctx) => userView(await setPlan(ctx, email, plan), ctx.config.plans));
       print(
         `${view.email} is now on the ${view.plan} plan: ${formatBytes(view.storage_limit_bytes)} of storage ` +
           `(${formatBytes(view.storage_used_bytes)} used), ${view.rate_limit_per_minute} requests per minute.`,

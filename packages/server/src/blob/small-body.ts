@@ -1,22 +1,12 @@
 /**
- * Small files kept inline in the metadata database (as MinIO keeps small
- * objects inside their metadata file). A small upload's bytes are written in
- * the same transaction as its row, so it costs one database commit instead of
- * a blob-store round trip (temporary file, fsync, rename, directory fsync, or
- * an S3 request) followed by the commit. The same transaction removes a
- * replaced or deleted version's bytes, so an inline blob can never be orphaned
- * and garbage collection never has to look for one.
- *
- * Which files: those whose body ends within INLINE_MAX_BYTES (default 64 KiB).
- * An upload is read up to that point; a longer body carries on to the blob
- * store with the bytes already read put back in front.
+ * Telling a small upload from a large one without buffering a large one:
+ * small files are kept inline in the metadata database (written in the same
+ * transaction as their row, as MinIO keeps small objects in their metadata
+ * file), so an upload is read up to the inline limit first; a longer body
+ * carries on to the blob store with the bytes already read put back in front.
  */
 import type { Readable } from 'node:stream';
 import { Readable as ReadableStream } from 'node:stream';
-import type { Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { Database } from '../db/schema.js';
-import { BlobNotFoundError } from './blob-store.js';
 
 export type SmallOrStream = { small: Buffer } | { stream: Readable };
 
@@ -62,18 +52,4 @@ function prepend(head: Buffer[], rest: Readable): Readable {
     yield* rest as AsyncIterable<Buffer>;
   }
   return ReadableStream.from(all(), { objectMode: false });
-}
-
-type Writer = Db | Transaction<Database>;
-
-export async function deleteInlineBlobs(trx: Writer, storageKeys: string[]): Promise<void> {
-  if (storageKeys.length === 0) return;
-  await trx.deleteFrom('inline_blobs').where('storage_key', 'in', storageKeys).execute();
-}
-
-export async function readInlineBlob(db: Db, storageKey: string): Promise<Buffer> {
-  const row = await db.selectFrom('inline_blobs').select('bytes').where('storage_key', '=', storageKey).executeTakeFirst();
-  if (!row) throw new BlobNotFoundError(storageKey);
-  // PostgreSQL's bytea and SQLite's blob both arrive as Buffers.
-  return row.bytes;
 }

@@ -1,22 +1,16 @@
 /**
- * Has a change that cached lookups depend on (a key revoked, a plan changed)
- * been committed by another process, such as the `pail` CLI, since we last
- * looked? Those changes move the `cache_epochs` row (domain/cache-epoch.ts).
- *
- * Reading that row on every request costs a SQLite read transaction (file
- * locks, a page read): measured, 15 µs of a 55 µs HEAD. So every connection
- * that moves the row also touches a sentinel file beside the database (a
- * temporary trigger calls back into this process), and the server reads the
- * row only for a second after inotify reported a touch. The touch happens
- * inside the moving transaction, before its commit, hence the second rather
- * than one read. A process writing the database does so with the CLI's
- * connection, which has the trigger; the CLI exits only after the touch, so
- * the next request after it finds the window open. Watching the database's
- * own directory instead would wake the server on each of its own commits
- * (measured: small uploads 25 % slower). Where the sentinel cannot be
- * watched, every request reads the row. (`PRAGMA data_version` would also
- * move for the checkpoint worker's connection, emptying the caches every few
- * hundred milliseconds.)
+ * Has another process (the `pail` CLI) committed a change that cached
+ * lookups depend on since we last looked? Such changes move the
+ * `cache_epochs` row (repositories/cache-epochs.ts). Reading that row on
+ * every request would cost a read transaction, so every connection that
+ * moves it also touches a sentinel file beside the database (through a
+ * temporary trigger), and the server reads the row only for a second after
+ * inotify reports a touch: the touch happens before the moving transaction
+ * commits, hence a window rather than one read. Where the sentinel cannot be
+ * watched, every request reads the row. The sentinel is watched rather than
+ * the database's directory, which every commit of the server's own would
+ * wake, and `PRAGMA data_version` moves for the checkpoint worker's commits
+ * too (docs/performance.md).
  */
 import type SQLite from 'better-sqlite3';
 import { closeSync, openSync, watch, writeFileSync, type FSWatcher } from 'node:fs';

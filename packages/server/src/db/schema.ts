@@ -3,7 +3,7 @@
  * dialects (they sort correctly as text); booleans are 0/1 integers; big
  * integers come back as numbers (the PostgreSQL pool parses int8).
  */
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface UsersTable {
   id: Generated<number>;
@@ -59,7 +59,7 @@ export interface ObjectsTable {
   inline: Generated<number>;
 }
 
-/** Small files' bytes, kept beside their rows (blob/inline-blobs.ts). */
+/** Small files' bytes, kept beside their rows and written in the same transaction (object-writes/). */
 export interface InlineBlobsTable {
   storage_key: string;
   bytes: Buffer;
@@ -85,4 +85,9 @@ export type UserRow = Selectable<UsersTable>;
 export type BucketRow = Selectable<BucketsTable>;
 export type ObjectRow = Selectable<ObjectsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
-export type NewObject = Insertable<ObjectsTable>;
+
+/** A user as requests carry it (and caches keep it): everything but the password hash. */
+export type AccountRow = Omit<UserRow, 'password_hash'>;
+
+/** What an upload needs of a bucket: the fields fixed when it is created. */
+export type BucketIdentity = Pick<BucketRow, 'id' | 'owner_id' | 'storage_name'>;

@@ -2,24 +2,23 @@
  * Group commit for the embedded SQLite backend's hottest writes (upload
  * commits).
  *
- * Measured here: an fdatasync of the write-ahead log takes 0.7 ms when nothing
- * else writes to it, but 6–17 ms while commits keep appending to it, so
- * "commit, then wait for a shared flush" (wal-sync.ts alone) tops out near
- * 1,200 small uploads a second. Instead, writes queue here while a flush
+ * An fdatasync of the write-ahead log is many times slower while commits keep
+ * appending to it, so "commit, then wait for a shared flush" (wal-sync.ts
+ * alone) caps the small-upload rate. Instead, writes queue here while a flush
  * runs; then the whole queue runs as one transaction, each write in its own
  * savepoint (one write failing, e.g. over the storage cap, rolls back only
- * that write), and one flush makes the group durable. Nothing is appended to
- * the log during the flush, so it stays short, and the event loop never waits
- * for the disk.
+ * that write), and one flush makes the group durable. This writer appends
+ * nothing to the log during its flush, so the flush stays short, and the event
+ * loop never waits for the disk. See docs/performance.md.
  *
  * A write is a synchronous function of the better-sqlite3 handle: it runs to
  * completion without yielding, so it cannot interleave with anything else on
  * the connection. It never starts inside a transaction someone else (Kysely)
  * has open; Kysely's SQLite transactions finish within one turn of the event
- * loop, so waiting one turn is enough.
+ * loop, so the writer waits a turn at a time until none is open.
  */
 import type SQLite from 'better-sqlite3';
-import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
+import { KeyedBatcher, type Outcome } from './keyed-batcher.js';
 import type { WalCheckpointer } from './wal-checkpointer.js';
 import type { WalSync } from './wal-sync.js';
 
@@ -31,9 +30,9 @@ export class SqliteWriter {
 
   /**
    * The group's transaction and each write's savepoint, made once: every
-   * transaction() call builds four wrapper functions (3% of a small upload's
-   * CPU when made per write). Called inside a transaction, a better-sqlite3
-   * transaction function runs as a savepoint.
+   * transaction() call builds four wrapper functions, a measurable share of a
+   * small upload's CPU when made per write. Called inside a transaction, a
+   * better-sqlite3 transaction function runs as a savepoint.
    */
   private readonly inTransaction: (group: Write[], outcomes: Outcome<unknown>[]) => void;
   private readonly inSavepoint: (work: Write) => unknown;

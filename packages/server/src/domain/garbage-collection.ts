@@ -6,8 +6,9 @@
  * flight are never harmed; deleting an unreferenced blob twice is harmless, so
  * several instances may run this at once.
  */
+import { referencedKeys } from '../db/repositories/objects.js';
 import { resumePurges } from './bucket-deletion.js';
-import type { ObjectPorts } from './objects.js';
+import type { StoragePorts } from './ports.js';
 
 const CHECK_BATCH = 500;
 
@@ -17,7 +18,7 @@ export interface GcReport {
 }
 
 export async function collectGarbage(
-  ports: Pick<ObjectPorts, 'db' | 'blobs' | 'cache'>,
+  ports: Pick<StoragePorts, 'db' | 'writes' | 'blobs' | 'caches'>,
   graceSeconds: number,
   now = Date.now(),
 ): Promise<GcReport> {
@@ -27,8 +28,7 @@ export async function collectGarbage(
   let batch: string[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    const referenced = await ports.db.selectFrom('objects').select('storage_key').where('storage_key', 'in', batch).execute();
-    const keep = new Set(referenced.map((row) => row.storage_key));
+    const keep = await referencedKeys(ports.db, batch);
     const orphans = batch.filter((key) => !keep.has(key));
     if (orphans.length > 0) await ports.blobs.delete(orphans);
     orphansRemoved += orphans.length;

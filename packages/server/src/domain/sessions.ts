@@ -6,7 +6,8 @@
 import { createSigner, createVerifier } from 'fast-jwt';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.js';
-import type { UserRow } from '../db/schema.js';
+import { findSessionAccount, insertSession, revokeSession as revokeSessionRow } from '../db/repositories/sessions.js';
+import type { AccountRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
 
 export const SESSION_TTL_SECONDS = 30 * 24 * 3600;
@@ -36,35 +37,26 @@ export function sessionTokens(secret: string): SessionTokens {
 export async function createSession(db: Db, tokens: SessionTokens, userId: number): Promise<string> {
   const id = randomBytes(18).toString('base64url');
   const now = new Date();
-  await db
-    .insertInto('sessions')
-    .values({
-      id,
-      user_id: userId,
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + SESSION_TTL_SECONDS * 1000).toISOString(),
-      revoked_at: null,
-    })
-    .execute();
+  await insertSession(db, {
+    id,
+    user_id: userId,
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + SESSION_TTL_SECONDS * 1000).toISOString(),
+    revoked_at: null,
+  });
   return tokens.sign({ sid: id, sub: userId });
 }
 
 /** The user behind a token, or null when the token is bad, expired or revoked. */
-export async function userForToken(db: Db, tokens: SessionTokens, token: string): Promise<{ user: UserRow; sessionId: string } | null> {
+export async function userForToken(db: Db, tokens: SessionTokens, token: string): Promise<{ user: AccountRow; sessionId: string } | null> {
   const claims = tokens.verify(token);
   if (!claims) return null;
-  const row = await db
-    .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
-    .selectAll('users')
-    .select(['sessions.revoked_at', 'sessions.expires_at'])
-    .where('sessions.id', '=', claims.sid)
-    .executeTakeFirst();
+  const row = await findSessionAccount(db, claims.sid);
   if (!row || row.revoked_at !== null || row.expires_at <= nowIso() || row.id !== claims.sub) return null;
   const { revoked_at: _revoked, expires_at: _expires, ...user } = row;
   return { user, sessionId: claims.sid };
 }
 
 export async function revokeSession(db: Db, sessionId: string): Promise<void> {
-  await db.updateTable('sessions').set({ revoked_at: nowIso() }).where('id', '=', sessionId).execute();
+  await revokeSessionRow(db, sessionId, nowIso());
 }

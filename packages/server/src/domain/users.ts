@@ -1,14 +1,13 @@
-/** Accounts: creation (signup, CLI), lookup, plans, and the public view of a user. */
+/** Accounts: creation (signup, CLI), plans, and the public view of a user. */
 import { isPlan, type Plan, type User } from '@pail/shared';
-import type { Config } from '../config.js';
+import type { Caches } from '../cache/caches.js';
 import type { Db } from '../db/database.js';
-import type { UserRow } from '../db/schema.js';
-import { moveCacheEpoch } from './cache-epoch.js';
+import { findUserByEmail, insertUser, updatePlan } from '../db/repositories/users.js';
+import type { AccountRow, UserRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
 import { hashPassword } from './passwords.js';
-
-export type PlanLimits = Config['plans'];
+import type { PlanLimits } from './ports.js';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 8;
@@ -17,7 +16,7 @@ export function planOf(user: Pick<UserRow, 'plan'>): Plan {
   return isPlan(user.plan) ? user.plan : 'free';
 }
 
-export function userView(user: UserRow, plans: PlanLimits): User {
+export function userView(user: AccountRow, plans: PlanLimits): User {
   const limits = plans[planOf(user)];
   return {
     id: user.id,
@@ -30,31 +29,33 @@ export function userView(user: UserRow, plans: PlanLimits): User {
   };
 }
 
-/** Checks and normalises signup input; the same rule serves the API and the CLI. */
-export function parseCredentials(body: { email?: unknown; password?: unknown }): { email: string; password: string } {
-  const { email, password } = body;
-  if (typeof email !== 'string' || email.trim() === '') throw errors.validation('email is required');
-  if (typeof password !== 'string' || password === '') throw errors.validation('password is required');
-  const normalised = email.trim().toLowerCase();
-  if (normalised.length > 254 || !EMAIL_PATTERN.test(normalised)) throw errors.validation('email is not a valid address');
-  return { email: normalised, password };
+export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+
+/** Checks and normalises credentials; the same rule serves the API and the CLI. */
+export function parseCredentials(input: { email: string; password: string }): { email: string; password: string } {
+  const email = normaliseEmail(input.email);
+  if (email === '') throw errors.validation('email is required');
+  if (input.password === '') throw errors.validation('password is required');
+  if (email.length > 254 || !EMAIL_PATTERN.test(email)) throw errors.validation('email is not a valid address');
+  return { email, password: input.password };
 }
 
-export async function createUser(db: Db, input: { email?: unknown; password?: unknown; plan?: Plan }): Promise<UserRow> {
+export function parsePlan(plan: string): Plan {
+  if (!isPlan(plan)) throw errors.validation(`plan must be one of free, plus, pro, max; got ${JSON.stringify(plan)}`);
+  return plan;
+}
+
+export async function createUser(db: Db, input: { email: string; password: string; plan?: string }): Promise<UserRow> {
   const { email, password } = parseCredentials(input);
+  const plan = parsePlan(input.plan ?? 'free');
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw errors.validation(`password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
   if (password.length > 1024) throw errors.validation('password must be at most 1024 characters');
-  const existing = await findUserByEmail(db, email);
-  if (existing) throw errors.emailTaken();
+  if (await findUserByEmail(db, email)) throw errors.emailTaken();
   const passwordHash = await hashPassword(password);
   try {
-    return await db
-      .insertInto('users')
-      .values({ email, password_hash: passwordHash, plan: input.plan ?? 'free', created_at: nowIso() })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return await insertUser(db, { email, password_hash: passwordHash, plan, created_at: nowIso() });
   } catch (error) {
     // Two signups racing for one email: the unique index decides.
     if (await findUserByEmail(db, email)) throw errors.emailTaken();
@@ -62,27 +63,14 @@ export async function createUser(db: Db, input: { email?: unknown; password?: un
   }
 }
 
-export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+export async function findUser(db: Db, email: string): Promise<UserRow | undefined> {
+  return findUserByEmail(db, normaliseEmail(email));
 }
 
-export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-export function listUsers(db: Db): Promise<UserRow[]> {
-  return db.selectFrom('users').selectAll().orderBy('id').execute();
-}
-
-export async function setPlan(db: Db, email: string, plan: string): Promise<UserRow> {
-  if (!isPlan(plan)) throw errors.validation(`plan must be one of free, plus, pro, max; got ${JSON.stringify(plan)}`);
-  const user = await db
-    .updateTable('users')
-    .set({ plan })
-    .where('email', '=', email.trim().toLowerCase())
-    .returningAll()
-    .executeTakeFirst();
+/** Changes a user's plan; cached principals carry it, so they are renewed everywhere. */
+export async function setPlan(ports: { db: Db; caches: Caches }, email: string, plan: string): Promise<UserRow> {
+  const user = await updatePlan(ports.db, normaliseEmail(email), parsePlan(plan));
   if (!user) throw errors.validation(`no user with email ${email}`);
-  await moveCacheEpoch(db);
+  await ports.caches.changed('keys');
   return user;
 }

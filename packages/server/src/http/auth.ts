@@ -5,13 +5,21 @@
  */
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccountRow } from '../db/schema.js';
+import { looksLikeApiKey } from '../domain/api-keys.js';
 import { errors } from '../domain/errors.js';
-import { planOf } from '../domain/users.js';
 import { userForToken } from '../domain/sessions.js';
+import { planOf } from '../domain/users.js';
 import type { AppContext } from './context.js';
 import { budgetHeaders } from './rate-limits.js';
 
 export const SESSION_COOKIE = 'pail_session';
+
+/** The signed-in caller, or 401 (an anonymous reader on a route that needs an account). */
+export function signedIn(request: FastifyRequest): AccountRow {
+  if (request.principal.user === null) throw errors.unauthorized();
+  return request.principal.user;
+}
 
 function bearer(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
@@ -81,10 +89,11 @@ export function refuseCrossSite(ctx: AppContext, request: FastifyRequest): void 
 
 /** Reads of public files under /storage: anyone; private ones with a key or a session. */
 export function optionalAnyAuth(ctx: AppContext) {
+  const byKey = apiKeyAuth(ctx);
   return async function authenticateAny(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const headerKey = request.headers['x-api-key'];
     const token = typeof headerKey === 'string' ? headerKey : bearer(request);
-    if (token !== undefined && token.startsWith('pail_')) return apiKeyAuth(ctx)(request, reply);
+    if (token !== undefined && looksLikeApiKey(token)) return byKey(request, reply);
     const session = await sessionPrincipal(ctx, request);
     if (session) {
       request.principal = session;

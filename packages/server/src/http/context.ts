@@ -1,29 +1,14 @@
-/** What the HTTP layer hands to routes: the ports, built once in app.ts. */
-import type { BlobStore } from '../blob/blob-store.js';
-import type { Config } from '../config.js';
-import type { Db } from '../db/database.js';
-import type { Dialect } from '../db/migrations.js';
-import type { UserRow } from '../db/schema.js';
-import type { ApiKeyAuthenticator } from '../domain/api-keys.js';
-import type { ObjectPorts } from '../domain/objects.js';
-import type { SessionTokens } from '../domain/sessions.js';
-import type { RateLimits } from './rate-limits.js';
+/** What the HTTP layer hands to routes, and what it adds to Fastify's types. */
+import type { AccountRow } from '../db/schema.js';
+import type { Services } from '../services.js';
+import type { OperationName } from './operations.js';
 
-export interface AppContext {
-  config: Config;
-  db: Db;
-  dialect: Dialect;
-  blobs: BlobStore;
-  objects: ObjectPorts;
-  tokens: SessionTokens;
-  apiKeys: ApiKeyAuthenticator;
-  rateLimits: RateLimits;
-}
+export type AppContext = Services;
 
 /** Who is calling. `via` says which credential proved it. */
 export type Principal =
-  | { via: 'api-key'; user: UserRow; keyId: number }
-  | { via: 'session-cookie' | 'session-token'; user: UserRow; sessionId: string }
+  | { via: 'api-key'; user: AccountRow; keyId: number }
+  | { via: 'session-cookie' | 'session-token'; user: AccountRow; sessionId: string }
   | { via: 'anonymous'; user: null };
 
 declare module 'fastify' {
@@ -31,7 +16,13 @@ declare module 'fastify' {
     principal: Principal;
   }
   interface FastifyContextConfig {
+    /** The operation's name (operations.ts), for logs, metrics and rate limits. */
+    operation?: OperationName;
     /** GET/HEAD of a file: allowed without credentials when the bucket is public. */
     anonymousRead?: boolean;
+  }
+  interface FastifyInstance {
+    /** The app's services, for the CLI and tests. */
+    pail: AppContext;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Serves the built dashboard at `/`. Unknown GET paths outside the APIs get
- * index.html, so the app's own routes work on reload; API paths keep their
- * JSON 404.
+ * index.html, so the app's own routes work on reload; everything else not
+ * found gets the JSON 404.
  */
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -14,8 +14,17 @@ export function defaultDashboardDir(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dashboard/dist');
 }
 
-/** Registers static serving; returns the fallback for the not-found handler, or null when there is no build. */
-export async function registerDashboard(app: FastifyInstance, dir: string): Promise<((request: FastifyRequest, reply: FastifyReply) => boolean) | null> {
+/** Registers static serving (when there is a build) and the not-found answer. */
+export async function installDashboard(app: FastifyInstance, dir: string): Promise<void> {
+  const spaFallback = await registerDashboard(app, dir);
+  app.setNotFoundHandler((request, reply) => {
+    if (spaFallback?.(request, reply)) return reply;
+    void reply.header('x-request-id', request.id);
+    return reply.code(404).send({ error: 'Not found', code: 'NotFound' });
+  });
+}
+
+async function registerDashboard(app: FastifyInstance, dir: string): Promise<((request: FastifyRequest, reply: FastifyReply) => boolean) | null> {
   if (!existsSync(path.join(dir, 'index.html'))) {
     app.log.warn({ dir }, 'dashboard build not found; run `npm run build` to serve it');
     return null;

@@ -8,7 +8,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import parseRange from 'range-parser';
 import type { BucketRow, ObjectRow } from '../db/schema.js';
 import { errors } from '../domain/errors.js';
-import { readSmallObject, type ObjectPorts } from '../domain/objects.js';
+import { objectBody } from '../domain/object-bytes.js';
+import type { ReadableObject } from '../domain/objects.js';
+import type { StoragePorts } from '../domain/ports.js';
 
 /**
  * Headers depend only on the object row and the bucket's visibility. Cached
@@ -70,11 +72,10 @@ function requestedRange(request: FastifyRequest, object: ObjectRow): { start: nu
 }
 
 export async function sendObject(
-  ports: Pick<ObjectPorts, 'db' | 'blobs' | 'cache'>,
+  ports: Pick<StoragePorts, 'writes' | 'blobs' | 'caches'>,
   request: FastifyRequest,
   reply: FastifyReply,
-  bucket: Pick<BucketRow, 'public'>,
-  object: ObjectRow,
+  { bucket, object }: ReadableObject,
 ): Promise<FastifyReply> {
   reply.headers(objectHeaders(bucket, object));
   if (notModified(request, object)) return reply.code(304).send();
@@ -83,11 +84,5 @@ export async function sendObject(
   if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${object.size}`);
   reply.header('content-length', String(length));
   if (request.method === 'HEAD') return reply.send();
-
-  if (object.inline || ports.cache.fits(object.size)) {
-    const bytes = await readSmallObject(ports, object);
-    return reply.send(range ? bytes.subarray(range.start, range.end + 1) : bytes);
-  }
-  if (length === 0) return reply.send(Buffer.alloc(0));
-  return reply.send(await ports.blobs.get(object.storage_key, range ?? undefined));
+  return reply.send(await objectBody(ports, object, range));
 }

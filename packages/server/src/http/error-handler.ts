@@ -26,8 +26,10 @@ const CLIENT_ERRORS: Record<string, () => AppError> = {
 function toAppError(error: FastifyError): AppError | null {
   if (error instanceof AppError) return error;
   if (error.validation) {
-    const where = error.validationContext ?? 'request';
     const first = error.validation[0];
+    // A message the schema spells out (errorMessage, @pail/shared) is the contract's own text.
+    if (first?.keyword === 'errorMessage' && first.message) return errors.validation(first.message);
+    const where = error.validationContext ?? 'request';
     const field = first?.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : '';
     return errors.validation(`${where}${field ? `.${field}` : ''} ${first?.message ?? 'is invalid'}`);
   }

@@ -67,7 +67,7 @@ async function newBucketWithFiles(url: string, user: TestUser, files: Record<str
 
 async function blobKeys(target: InProcessApp, prefix = ''): Promise<string[]> {
   const keys: string[] = [];
-  for await (const blob of target.app.pail.blobs.list(prefix)) keys.push(blob.key);
+  for await (const blob of target.app.pail.storage.blobs.list(prefix)) keys.push(blob.key);
   return keys.sort();
 }
 
@@ -98,11 +98,11 @@ describe(`consistency across crashes (${backendKind()} backends)`, () => {
 
     // A crash between storing the bytes and committing the row leaves blobs like these.
     const orphans = [`${storageName}/${randomUUID()}`, `gone-bucket-0123456789ab/${randomUUID()}`];
-    for (const key of orphans) await a.app.pail.blobs.put(key, Readable.from([Buffer.from(`orphan ${key}`)]));
+    for (const key of orphans) await a.app.pail.storage.blobs.put(key, Readable.from([Buffer.from(`orphan ${key}`)]));
     expect(await blobKeys(a)).toEqual(expect.arrayContaining([...referenced, ...orphans]));
 
     // Within the grace period nothing is touched: it could be an upload in flight.
-    const early = await collectGarbage(a.app.pail.objects, 3600);
+    const early = await collectGarbage(a.app.pail.storage, 3600);
     expect(early.orphansRemoved).toBe(0);
     expect(await blobKeys(a)).toEqual(expect.arrayContaining(orphans));
 
@@ -110,9 +110,9 @@ describe(`consistency across crashes (${backendKind()} backends)`, () => {
     // (`now` a little ahead, because S3 reports modification times in whole seconds.)
     const later = Date.now() + 5_000;
     const reports = await Promise.all([
-      collectGarbage(a.app.pail.objects, 0, later),
-      collectGarbage(b.app.pail.objects, 0, later),
-      collectGarbage(b.app.pail.objects, 0, later),
+      collectGarbage(a.app.pail.storage, 0, later),
+      collectGarbage(b.app.pail.storage, 0, later),
+      collectGarbage(b.app.pail.storage, 0, later),
     ]);
     expect(reports.reduce((sum, report) => sum + report.orphansRemoved, 0)).toBeGreaterThanOrEqual(orphans.length);
     const left = await blobKeys(a);
@@ -157,7 +157,7 @@ describe(`consistency across crashes (${backendKind()} backends)`, () => {
         .where('id', '=', user.id)
         .execute();
     });
-    await first.app.pail.blobs.delete([keys[0]!]);
+    await first.app.pail.storage.blobs.delete([keys[0]!]);
     await stop(first);
 
     const second = await instance();
@@ -185,7 +185,7 @@ describe(`consistency across crashes (${backendKind()} backends)`, () => {
     const keys = (await objectRows(a, bucketId)).map((row) => row.storage_key);
     await a.app.pail.db.updateTable('buckets').set({ deleted_at: new Date().toISOString() }).where('id', '=', bucketId).execute();
 
-    const report = await collectGarbage(a.app.pail.objects, 3600);
+    const report = await collectGarbage(a.app.pail.storage, 3600);
     expect(report.bucketsPurged).toBe(1);
     expect(await objectRows(a, bucketId)).toEqual([]);
     const left = [...(await blobKeys(a)), ...(await inlineKeys(a))];

@@ -57,7 +57,7 @@ async function probeRedis(url: string): Promise<string | null> {
   try {
     await redis.connect();
     const pong = await redis.ping();
-    return pong === 'PONG' ? null : `Redis at ${redact(url)} answered PING with ${pong}`;
+    return pong === 'PONG' ? null : `Redis at ${redact(url)} answered PING with ${String(pong)}`;
   } catch (error) {
     return `Redis not reachable at ${redact(url)} (${(socketError ?? (error as Error)).message || String(error)})`;
   } finally {

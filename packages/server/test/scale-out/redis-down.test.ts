@@ -5,7 +5,7 @@
  * process stays up, and everything that needs no budget keeps working.
  * Needs PAIL_TEST_BACKEND=scaled (the scaled project).
  */
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendKind } from '../helpers/backends.js';
 import { json, signUp, type TestUser } from '../helpers/client.js';
@@ -61,7 +61,7 @@ describe('Redis unreachable', () => {
     // Answers what the client sends while connecting (CLIENT SETINFO, the INFO ready check), so
     // the client is ready; then swallows every command: like a Redis that stalls, or a network
     // that starts dropping packets, mid-connection.
-    const sockets = new Set<import('node:net').Socket>();
+    const sockets = new Set<Socket>();
     const stalls = createServer((socket) => {
       sockets.add(socket);
       socket.on('data', (data: Buffer) => {

@@ -256,18 +256,23 @@ describe('PostgreSQL ending the connections (restart, failover)', () => {
   });
 });
 
+/** The one view of information_schema the migration test reads. */
+interface InformationSchema {
+  'information_schema.tables': { table_name: string; table_schema: string };
+}
+
 describe('migrations under the advisory lock', () => {
   it('several pools migrating one fresh schema at once all succeed, and the schema is migrated once', async () => {
     const schema = await createSchema(`pail_t_${Math.floor(Date.now() / 1000)}_m${randomBytes(4).toString('hex')}`);
-    const dbs = Array.from({ length: 4 }, () => new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schemaUrl(schema), max: 2 }) }) }));
+    const dbs = Array.from({ length: 4 }, () => new Kysely<InformationSchema>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schemaUrl(schema), max: 2 }) }) }));
     try {
       const applied = await Promise.all(dbs.map((db) => migrateToLatest(db, 'postgres')));
       // Exactly one pool applied each migration; the others found it done.
       const all = applied.flat();
       expect(all.length).toBeGreaterThan(0);
       expect(new Set(all).size).toBe(all.length);
-      const tables = await dbs[0]!.selectFrom('information_schema.tables' as any).select('table_name' as any).where('table_schema' as any, '=', schema).execute();
-      expect(tables.map((t: any) => t.table_name)).toEqual(expect.arrayContaining(['users', 'buckets', 'objects', 'kysely_migration']));
+      const tables = await dbs[0]!.selectFrom('information_schema.tables').select('table_name').where('table_schema', '=', schema).execute();
+      expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(['users', 'buckets', 'objects', 'kysely_migration']));
     } finally {
       await Promise.all(dbs.map((db) => db.destroy()));
       await dropSchema(schema);

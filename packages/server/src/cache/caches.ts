@@ -1,0 +1,98 @@
+/**
+ * Every in-memory cache of the server, and the one place that decides
+ * whether what they hold is still true.
+ *
+ * - Small files' bytes (object-cache.ts) and buckets' identities are keyed by
+ *   values that never change meaning (blob keys are never reused, a bucket's
+ *   id and storage name are fixed), so they need no invalidation.
+ * - API key -> owner and bucket + filename -> object are lookups that changes
+ *   make stale (metadata-cache.ts). They are kept only where every change
+ *   reaches every cache: one process on SQLite, or instances that share
+ *   epochs in Redis (shared-epochs.ts). On PostgreSQL without Redis they are
+ *   not kept at all.
+ *
+ * A change calls changed(kind) once, after it committed and before it is
+ * answered; a request calls refresh() before it consults any cache.
+ */
+import { LRUCache } from 'lru-cache';
+import type { Db } from '../db/database.js';
+import type { KeyOwner } from '../db/repositories/api-keys.js';
+import { moveCacheEpoch } from '../db/repositories/cache-epochs.js';
+import type { ReadableObject } from '../db/repositories/objects.js';
+import type { BucketIdentity } from '../db/schema.js';
+import { MetadataCache } from './metadata-cache.js';
+import { ObjectCache } from './object-cache.js';
+import type { EpochKind, SharedEpochs } from './shared-epochs.js';
+
+export type ChangeKind = EpochKind;
+
+export interface CachesOptions {
+  /** Where a change must also be announced to other processes; SQLite: the cache_epochs row. */
+  db: Db | null;
+  /** SQLite: did another process move the cache_epochs row since the last call? */
+  committedElsewhere: (() => boolean) | null;
+  /** Instances sharing a PostgreSQL database: their epochs in Redis. */
+  shared: SharedEpochs | null;
+  /** Keep stale-able lookups at all (false: PostgreSQL without Redis, or a process that serves nothing). */
+  keepLookups: boolean;
+  bytes: { maxObjectBytes: number; maxTotalBytes: number };
+  onError: (error: unknown, what: string) => void;
+}
+
+export class Caches {
+  readonly keyOwners: MetadataCache<KeyOwner> | null;
+  readonly objects: MetadataCache<ReadableObject> | null;
+  readonly bytes: ObjectCache;
+  readonly bucketIdentities = new LRUCache<string, BucketIdentity>({ max: 10_000 });
+
+  constructor(private readonly options: CachesOptions) {
+    this.keyOwners = options.keepLookups ? new MetadataCache({ max: 10_000, ttlMs: 2_000 }) : null;
+    this.objects = options.keepLookups ? new MetadataCache({ max: 10_000, ttlMs: 5_000 }) : null;
+    this.bytes = new ObjectCache(options.bytes.maxObjectBytes, options.bytes.maxTotalBytes);
+  }
+
+  /** Whether refresh() has anything to do; when false, requests need not call it. */
+  get refreshes(): boolean {
+    return this.options.committedElsewhere !== null || (this.options.shared !== null && this.keyOwners !== null);
+  }
+
+  /** Before a request consults any cache: learn what other processes and instances changed. */
+  refresh(): Promise<void> | undefined {
+    if (this.options.committedElsewhere?.()) this.distrust();
+    const shared = this.options.shared;
+    if (!shared || !this.keyOwners) return undefined;
+    return shared.read().then(
+      (epochs) => {
+        this.keyOwners?.adopt(epochs.keys);
+        this.objects?.adopt(epochs.objects);
+      },
+      () => this.distrust(),
+    );
+  }
+
+  /**
+   * A change of this kind committed: nothing learnt before it is served
+   * again, here, on other instances (Redis) or in a server that shares this
+   * SQLite file with the calling process (the CLI).
+   */
+  async changed(kind: ChangeKind): Promise<void> {
+    const local = kind === 'keys' ? this.keyOwners : this.objects;
+    local?.distrust();
+    // Key and plan changes can come from the CLI, a process with no caches of its own.
+    if (kind === 'keys' && this.options.db) await moveCacheEpoch(this.options.db);
+    const shared = this.options.shared;
+    if (!shared) return;
+    try {
+      const epoch = await shared.bump(kind);
+      local?.adopt(epoch);
+    } catch (error) {
+      // Other instances serve the old lookup at most until its time-to-live ends.
+      this.options.onError(error, 'cache invalidation did not reach Redis');
+    }
+  }
+
+  private distrust(): void {
+    this.keyOwners?.distrust();
+    this.objects?.distrust();
+  }
+}

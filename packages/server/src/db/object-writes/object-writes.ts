@@ -1,0 +1,49 @@
+/**
+ * The writes that change which bytes a file has, one implementation per
+ * dialect (sqlite.ts, postgres.ts), chosen once by openDatabase. Each owns
+ * its batching and the inline-bytes table, so a small file's bytes are
+ * written, and a retired version's removed, in the transaction that changes
+ * its row. Every implementation runs under the whole HTTP test suite.
+ */
+import type { StoredVersion } from '../repositories/objects.js';
+
+export interface CommitInput {
+  ownerId: number;
+  /** The owner's storage cap: the commit refuses to take usage past it. */
+  cap: number;
+  bucketId: number;
+  filename: string;
+  storageKey: string;
+  contentType: string;
+  size: number;
+  contentHash: string;
+  /** A small file's bytes, written with its row; absent when they are in the blob store. */
+  inlineBytes?: Buffer;
+}
+
+export interface ObjectWrites {
+  /**
+   * Makes stored bytes the file's current version in one transaction: moves
+   * the owner's usage by the difference (refusing, in the same conditional
+   * update, to pass the cap), writes the row and any inline bytes, drops the
+   * replaced version's inline bytes, and moves the bucket's counts (which
+   * fails if the bucket was deleted meanwhile). Returns the replaced version.
+   */
+  commitUpload(input: CommitInput): Promise<StoredVersion | null>;
+  /** Removes a file's row (and inline bytes), its bucket's counts and its owner's usage in one transaction. */
+  deleteVersion(bucket: { id: number; owner_id: number }, filename: string): Promise<StoredVersion>;
+  /** Removes purged versions' rows and inline bytes (their blobs are already gone). */
+  removePurged(bucketId: number, versions: StoredVersion[]): Promise<void>;
+  /** A small file's bytes; undefined when there are none under that key. */
+  readInline(storageKey: string): Promise<Buffer | undefined>;
+}
+
+/** Why a write was refused; the domain turns it into the answer. */
+export type Refusal = 'over-cap' | 'no-bucket' | 'no-file';
+
+export class WriteRefused extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(`write refused: ${refusal}`);
+    this.name = 'WriteRefused';
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Object writes on PostgreSQL. Every write to a bucket's objects first locks
+ * the bucket's row, then its owner's, so they never deadlock. Uploads into
+ * one bucket would then commit one at a time, each waiting for the previous
+ * one's flush; instead the uploads that arrive while a bucket's commit runs
+ * are committed together as its next batch, in one transaction with a fixed
+ * number of statements (docs/performance.md).
+ */
+import type { Db } from '../database.js';
+import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
+import type { StoredVersion } from '../repositories/objects.js';
+import { WriteRefused, type CommitInput, type ObjectWrites } from './object-writes.js';
+import { deleteInlineBytes, deleteVersionWith, readInlineWith, removePurgedWith } from './shared.js';
+
+const MAX_BATCH = 256;
+
+export function postgresObjectWrites(db: Db): ObjectWrites {
+  const batcher = new KeyedBatcher((bucketId: number, items: CommitInput[]) => commitBatch(db, bucketId, items), MAX_BATCH);
+  return {
+    commitUpload: (input) => batcher.run(input.bucketId, input),
+    deleteVersion: deleteVersionWith(db, lockLiveBucket),
+    removePurged: removePurgedWith(db),
+    readInline: readInlineWith(db),
+  };
+}
+
+/** Locks a live bucket's row for the rest of the transaction, or refuses with no-bucket. */
+async function lockLiveBucket(trx: Db, bucketId: number): Promise<void> {
+  const live = await trx.selectFrom('buckets').select('id').where('id', '=', bucketId).where('deleted_at', 'is', null).forUpdate().executeTakeFirst();
+  if (!live) throw new WriteRefused('no-bucket');
+}
+
+/**
+ * One bucket's batch: the locks once, then the uploads applied in order
+ * against the locked usage (the cap refuses exactly those that would pass it,
+ * as one at a time would), then every write in one statement.
+ */
+async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Promise<Outcome<StoredVersion | null>[]> {
+  return db.transaction().execute(async (trx) => {
+    // Both rows in one round trip: PostgreSQL locks a join's rows in the order
+    // of its FROM list, so bucket then owner, as every write does.
+    const locked = await trx
+      .selectFrom('buckets')
+      .innerJoin('users', 'users.id', 'buckets.owner_id')
+      .select(['buckets.owner_id', 'users.storage_used_bytes'])
+      .where('buckets.id', '=', bucketId)
+      .where('buckets.deleted_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!locked) return items.map(() => ({ ok: false as const, error: new WriteRefused('no-bucket') }));
+    const names = [...new Set(items.map((item) => item.filename))];
+    const existing = await trx
+      .selectFrom('objects')
+      .select(['filename', 'storage_key', 'size', 'inline'])
+      .where('bucket_id', '=', bucketId)
+      .where('filename', 'in', names)
+      .execute();
+
+    // The current version of each name as the batch goes: committed, or earlier in this batch.
+    const current = new Map<string, { storage_key: string; size: number; inline: number; committed: boolean }>(
+      existing.map((row) => [row.filename, { ...row, committed: true }]),
+    );
+    const latest = new Map<string, CommitInput>();
+    let usage = locked.storage_used_bytes;
+    let countDelta = 0;
+    let bytesDelta = 0;
+    const retiredInline: string[] = [];
+    const outcomes = items.map((item): Outcome<StoredVersion | null> => {
+      const old = current.get(item.filename);
+      const delta = item.size - (old?.size ?? 0);
+      if (delta > 0 && usage + delta > item.cap) return { ok: false, error: new WriteRefused('over-cap') };
+      usage += delta;
+      bytesDelta += delta;
+      if (!old) countDelta += 1;
+      // A committed inline version's bytes leave with this transaction; one from earlier in the batch was never written.
+      if (old?.committed && old.inline) retiredInline.push(old.storage_key);
+      current.set(item.filename, { storage_key: item.storageKey, size: item.size, inline: item.inlineBytes ? 1 : 0, committed: false });
+      latest.set(item.filename, item);
+      return { ok: true, value: old ? { storage_key: old.storage_key, inline: old.inline } : null };
+    });
+    if (latest.size === 0) return outcomes;
+
+    const now = new Date().toISOString();
+    const versions = [...latest.values()];
+    await deleteInlineBytes(trx, retiredInline);
+    // The rest in one statement: the rows, the new small files' bytes, the
+    // owner's usage and the bucket's counts as data-modifying CTEs (each runs
+    // exactly once, and every row they touch is a different one).
+    const writes = trx
+      .with('owner_usage', (q) => q.updateTable('users').set({ storage_used_bytes: usage }).where('id', '=', locked.owner_id).returning('id'))
+      .with('bucket_counts', (q) =>
+        q
+          .updateTable('buckets')
+          .set((eb) => ({ object_count: eb('object_count', '+', countDelta), total_bytes: eb('total_bytes', '+', bytesDelta) }))
+          .where('id', '=', bucketId)
+          .returning('id'),
+      );
+    const inline = versions.filter((item) => item.inlineBytes);
+    // (Typed as `writes`, which Kysely cannot unify with it on its own; the statement below never refers to this CTE.)
+    const source =
+      inline.length > 0
+        ? (writes.with('new_inline_blobs', (q) =>
+            q
+              .insertInto('inline_blobs')
+              .values(inline.map((item) => ({ storage_key: item.storageKey, bytes: item.inlineBytes! })))
+              .returning('storage_key'),
+          ) as unknown as typeof writes)
+        : writes;
+    await source
+      .insertInto('objects')
+      .values(
+        versions.map((item) => ({
+          bucket_id: bucketId,
+          filename: item.filename,
+          storage_key: item.storageKey,
+          size: item.size,
+          content_type: item.contentType,
+          etag: item.contentHash,
+          inline: item.inlineBytes ? 1 : 0,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .onConflict((conflict) =>
+        conflict.columns(['bucket_id', 'filename']).doUpdateSet((eb) => ({
+          storage_key: eb.ref('excluded.storage_key'),
+          size: eb.ref('excluded.size'),
+          content_type: eb.ref('excluded.content_type'),
+          etag: eb.ref('excluded.etag'),
+          inline: eb.ref('excluded.inline'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute();
+    return outcomes;
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * Object writes on the embedded SQLite database. An upload's commit is a
+ * handful of prepared statements in one synchronous function, run by the
+ * group-commit writer (../sqlite-writer.ts): SQLite serialises all writes, so
+ * no lock is needed, and plain statements cost a fraction of the same steps
+ * through Kysely (docs/performance.md).
+ */
+import type SQLite from 'better-sqlite3';
+import type { Db } from '../database.js';
+import type { StoredVersion } from '../repositories/objects.js';
+import type { SqliteWriter } from '../sqlite-writer.js';
+import { WriteRefused, type CommitInput, type ObjectWrites } from './object-writes.js';
+import { deleteVersionWith, readInlineWith, removePurgedWith } from './shared.js';
+
+const STATEMENTS = {
+  old: 'select storage_key, size, inline from objects where bucket_id = ? and filename = ?',
+  grow: 'update users set storage_used_bytes = storage_used_bytes + ? where id = ? and storage_used_bytes + ? <= ?',
+  shrink: 'update users set storage_used_bytes = storage_used_bytes + ? where id = ?',
+  insertInline: 'insert into inline_blobs (storage_key, bytes) values (?, ?)',
+  deleteInline: 'delete from inline_blobs where storage_key = ?',
+  insertObject:
+    'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  updateObject: 'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, updated_at = ? where bucket_id = ? and filename = ?',
+  count: 'update buckets set object_count = object_count + ?, total_bytes = total_bytes + ? where id = ? and deleted_at is null',
+} as const;
+
+type Prepared = { [K in keyof typeof STATEMENTS]: SQLite.Statement };
+
+export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: SqliteWriter): ObjectWrites {
+  // Prepared on first use: the tables exist only once migrations have run.
+  let prepared: Prepared | null = null;
+  const statements = () =>
+    (prepared ??= Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, sqlite.prepare(text)])) as Prepared);
+
+  function commit(input: CommitInput): StoredVersion | null {
+    const sql = statements();
+    const old = sql.old.get(input.bucketId, input.filename) as (StoredVersion & { size: number }) | undefined;
+    const delta = input.size - (old?.size ?? 0);
+    const usage = delta > 0 ? sql.grow.run(delta, input.ownerId, delta, input.cap) : sql.shrink.run(delta, input.ownerId);
+    if (usage.changes === 0) throw new WriteRefused('over-cap');
+
+    const now = new Date().toISOString();
+    const inline = input.inlineBytes ? 1 : 0;
+    if (input.inlineBytes) sql.insertInline.run(input.storageKey, input.inlineBytes);
+    if (old?.inline) sql.deleteInline.run(old.storage_key);
+    if (old) {
+      sql.updateObject.run(input.storageKey, input.size, input.contentType, input.contentHash, inline, now, input.bucketId, input.filename);
+    } else {
+      sql.insertObject.run(input.bucketId, input.filename, input.storageKey, input.size, input.contentType, input.contentHash, inline, now, now);
+    }
+    if (sql.count.run(old ? 0 : 1, delta, input.bucketId).changes === 0) throw new WriteRefused('no-bucket');
+    return old ? { storage_key: old.storage_key, inline: old.inline } : null;
+  }
+
+  return {
+    commitUpload: (input) => writer.write(() => commit(input)),
+    // SQLite serialises all writes: no lock to take; the counts update checks the bucket is live.
+    deleteVersion: deleteVersionWith(db, async () => {}),
+    removePurged: removePurgedWith(db),
+    readInline: readInlineWith(db),
+  };
+}

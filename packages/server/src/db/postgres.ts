@@ -1,0 +1,34 @@
+/** The shared backend: a PostgreSQL pool. Commits are durable when they return. */
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { OpenDatabase } from './database.js';
+import { postgresObjectWrites } from './object-writes/postgres.js';
+import type { Database } from './schema.js';
+
+export function openPostgres(url: string): OpenDatabase {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 20,
+    // An unreachable server fails a request after this long instead of hanging it.
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+    // int8 (bigint) as a JS number: byte counts stay far below 2^53.
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle connection that dies (PostgreSQL restarted or failed over) is
+  // reported here; unheard, the 'error' event would end the process. The pool
+  // drops that connection and the next query opens a new one.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    writes: postgresObjectWrites(db),
+    durable: async () => {},
+    committedElsewhere: null,
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,80 @@
+/** Queries on buckets. A bucket is live until deleted_at is set; only live buckets are found. */
+import type { Db } from '../database.js';
+import type { BucketRow } from '../schema.js';
+
+export function insertBucket(db: Db, values: { owner_id: number; name: string; storage_name: string; public: number; created_at: string }): Promise<BucketRow> {
+  return db
+    .insertInto('buckets')
+    .values({ ...values, deleted_at: null })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function liveBucketNamed(db: Db, ownerId: number, name: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('buckets')
+    .select('id')
+    .where('owner_id', '=', ownerId)
+    .where('name', '=', name)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function listLiveBuckets(db: Db, ownerId: number): Promise<BucketRow[]> {
+  return db.selectFrom('buckets').selectAll().where('owner_id', '=', ownerId).where('deleted_at', 'is', null).orderBy('id').execute();
+}
+
+export function findOwnLiveBucket(db: Db, ownerId: number, bucketId: number): Promise<BucketRow | undefined> {
+  return db
+    .selectFrom('buckets')
+    .selectAll()
+    .where('id', '=', bucketId)
+    .where('owner_id', '=', ownerId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function setBucketPublic(db: Db, bucketId: number, isPublic: boolean): Promise<void> {
+  await db
+    .updateTable('buckets')
+    .set({ public: isPublic ? 1 : 0 })
+    .where('id', '=', bucketId)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/**
+ * Marks the owner's live bucket deleted and gives its bytes back to the
+ * owner's usage, in one transaction. False when there was no such bucket.
+ */
+export function softDeleteBucket(db: Db, ownerId: number, bucketId: number, at: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const bucket = await trx
+      .updateTable('buckets')
+      .set({ deleted_at: at })
+      .where('id', '=', bucketId)
+      .where('owner_id', '=', ownerId)
+      .where('deleted_at', 'is', null)
+      .returning(['total_bytes'])
+      .executeTakeFirst();
+    if (!bucket) return false;
+    await trx
+      .updateTable('users')
+      .set((eb) => ({ storage_used_bytes: eb('storage_used_bytes', '-', bucket.total_bytes) }))
+      .where('id', '=', ownerId)
+      .execute();
+    return true;
+  });
+}
+
+/** Soft-deleted buckets that still have objects: deletions not finished yet. */
+export async function bucketsToPurge(db: Db): Promise<number[]> {
+  const rows = await db
+    .selectFrom('buckets')
+    .select('id')
+    .where('deleted_at', 'is not', null)
+    .where((eb) => eb.exists(eb.selectFrom('objects').select('bucket_id').whereRef('objects.bucket_id', '=', 'buckets.id')))
+    .execute();
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,93 @@
+/** Queries that read objects (writes are per dialect, in ../object-writes/). */
+import type { Db } from '../database.js';
+import type { BucketRow, ObjectRow } from '../schema.js';
+
+/** A version whose bytes are to be removed: from the blob store, or (inline) from the database. */
+export interface StoredVersion {
+  storage_key: string;
+  inline: number;
+}
+
+/** A file found by its bucket (by id or by storage name) and its name, with what reading it needs of the bucket. */
+export interface ReadableObject {
+  bucket: Pick<BucketRow, 'id' | 'owner_id' | 'public' | 'storage_name'>;
+  object: ObjectRow;
+}
+
+export type BucketRef = { id: number } | { storageName: string };
+
+export function findObjectRow(db: Db, bucketId: number, filename: string): Promise<ObjectRow | undefined> {
+  return db.selectFrom('objects').selectAll().where('bucket_id', '=', bucketId).where('filename', '=', filename).executeTakeFirst();
+}
+
+/** Up to `limit` rows in name order, names starting with `prefix` and after `after`. */
+export function listObjectRows(db: Db, bucketId: number, page: { prefix: string; after: string | undefined; limit: number }): Promise<ObjectRow[]> {
+  let q = db.selectFrom('objects').selectAll().where('bucket_id', '=', bucketId);
+  if (page.prefix !== '') {
+    // A range the index can use: every string that starts with `prefix` sorts in [prefix, prefix + U+10FFFF).
+    q = q.where('filename', '>=', page.prefix).where('filename', '<', `${page.prefix}\u{10FFFF}`);
+  }
+  if (page.after !== undefined) q = q.where('filename', '>', page.after);
+  return q.orderBy('filename').limit(page.limit).execute();
+}
+
+/**
+ * A live bucket and, if it holds one, the file of that name, in one query:
+ * the hottest read of the service. Null when the bucket does not exist;
+ * `object: null` when the file does not.
+ */
+export async function findBucketAndObject(
+  db: Db,
+  bucketRef: BucketRef,
+  filename: string,
+): Promise<{ bucket: ReadableObject['bucket']; object: ObjectRow | null } | null> {
+  const row = await db
+    .selectFrom('buckets')
+    .leftJoin('objects', (join) => join.onRef('objects.bucket_id', '=', 'buckets.id').on('objects.filename', '=', filename))
+    .select([
+      'buckets.id as bucket_id',
+      'buckets.owner_id',
+      'buckets.public',
+      'buckets.storage_name',
+      'objects.storage_key',
+      'objects.size',
+      'objects.content_type',
+      'objects.etag',
+      'objects.created_at',
+      'objects.updated_at',
+      'objects.inline',
+    ])
+    .$if('id' in bucketRef, (q) => q.where('buckets.id', '=', (bucketRef as { id: number }).id))
+    .$if('storageName' in bucketRef, (q) => q.where('buckets.storage_name', '=', (bucketRef as { storageName: string }).storageName))
+    .where('buckets.deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return null;
+  const bucket = { id: row.bucket_id, owner_id: row.owner_id, public: row.public, storage_name: row.storage_name };
+  if (row.storage_key === null) return { bucket, object: null };
+  return {
+    bucket,
+    object: {
+      bucket_id: row.bucket_id,
+      filename,
+      storage_key: row.storage_key,
+      size: row.size as number,
+      content_type: row.content_type as string,
+      etag: row.etag as string,
+      created_at: row.created_at as string,
+      updated_at: row.updated_at as string,
+      inline: row.inline as number,
+    },
+  };
+}
+
+/** The next versions of a deleted bucket to remove. */
+export function versionsToPurge(db: Db, bucketId: number, limit: number): Promise<StoredVersion[]> {
+  return db.selectFrom('objects').select(['storage_key', 'inline']).where('bucket_id', '=', bucketId).orderBy('filename').limit(limit).execute();
+}
+
+/** Which of these storage keys some object still refers to. */
+export async function referencedKeys(db: Db, storageKeys: string[]): Promise<Set<string>> {
+  if (storageKeys.length === 0) return new Set();
+  const rows = await db.selectFrom('objects').select('storage_key').where('storage_key', 'in', storageKeys).execute();
+  return new Set(rows.map((row) => row.storage_key));
+}

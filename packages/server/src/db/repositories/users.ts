@@ -1,0 +1,31 @@
+/** Queries on users. Each takes the database or a transaction. */
+import type { Db } from '../database.js';
+import type { AccountRow, UserRow } from '../schema.js';
+
+/** The columns of an AccountRow, for queries that join users (never the password hash). */
+export const ACCOUNT_COLUMNS = ['users.id', 'users.email', 'users.plan', 'users.storage_used_bytes', 'users.created_at'] as const;
+
+export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export function insertUser(db: Db, values: { email: string; password_hash: string; plan: string; created_at: string }): Promise<UserRow> {
+  return db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function listUsers(db: Db): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().orderBy('id').execute();
+}
+
+export function updatePlan(db: Db, email: string, plan: string): Promise<UserRow | undefined> {
+  return db.updateTable('users').set({ plan }).where('email', '=', email).returningAll().executeTakeFirst();
+}
+
+export async function storageUsed(db: Db, userId: number): Promise<number> {
+  const row = await db.selectFrom('users').select('storage_used_bytes').where('id', '=', userId).executeTakeFirst();
+  return row?.storage_used_bytes ?? 0;
+}
+
+export function findAccount(db: Db, userId: number): Promise<AccountRow | undefined> {
+  return db.selectFrom('users').select(ACCOUNT_COLUMNS).where('id', '=', userId).executeTakeFirst();
+}

@@ -1,0 +1,52 @@
+/**
+ * Where a file's bytes are: small files' inline in the database (written with
+ * their row), others in the blob store, and hot small ones also in memory.
+ * This file alone decides which, for reading and for removing them.
+ */
+import type { Readable } from 'node:stream';
+import { BlobNotFoundError, type ByteRange } from '../blob/blob-store.js';
+import type { StoredVersion } from '../db/repositories/objects.js';
+import type { ObjectRow } from '../db/schema.js';
+import type { StoragePorts } from './ports.js';
+
+type BytePorts = Pick<StoragePorts, 'writes' | 'blobs' | 'caches'>;
+
+/** A small file's whole content: from memory, else from the database or the blob store. */
+async function readSmall(ports: BytePorts, object: ObjectRow): Promise<Buffer> {
+  const cached = ports.caches.bytes.get(object.storage_key);
+  if (cached) return cached;
+  const bytes = object.inline ? await readInline(ports, object.storage_key) : await ports.blobs.read(object.storage_key);
+  ports.caches.bytes.set(object.storage_key, bytes);
+  return bytes;
+}
+
+async function readInline(ports: BytePorts, storageKey: string): Promise<Buffer> {
+  const bytes = await ports.writes.readInline(storageKey);
+  if (!bytes) throw new BlobNotFoundError(storageKey);
+  return bytes;
+}
+
+/** The bytes to send (all, or one range): a buffer for small files, a stream from the store for others. */
+export async function objectBody(ports: BytePorts, object: ObjectRow, range: ByteRange | null): Promise<Buffer | Readable> {
+  if (object.inline || ports.caches.bytes.fits(object.size)) {
+    const bytes = await readSmall(ports, object);
+    return range ? bytes.subarray(range.start, range.end + 1) : bytes;
+  }
+  if (object.size === 0) return Buffer.alloc(0);
+  return ports.blobs.get(object.storage_key, range ?? undefined);
+}
+
+/**
+ * Forgets replaced or deleted versions' bytes: from memory, and from the blob
+ * store (inline bytes left with the transaction that retired them). After an
+ * upload or a delete this is best effort, as garbage collection finds what a
+ * crash or a store outage leaves; a bucket's purge (`strict`) must not go on
+ * to remove rows whose blobs are still there.
+ */
+export async function retireVersions(ports: BytePorts, versions: StoredVersion[], options: { strict?: boolean } = {}): Promise<void> {
+  ports.caches.bytes.delete(versions.map((version) => version.storage_key));
+  const inStore = versions.filter((version) => !version.inline).map((version) => version.storage_key);
+  if (inStore.length === 0) return;
+  const removal = ports.blobs.delete(inStore);
+  await (options.strict ? removal : removal.catch(() => {}));
+}

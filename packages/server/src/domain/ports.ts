@@ -1,0 +1,28 @@
+/**
+ * What the storage rules need from the outside world, built once at start-up
+ * (http/ports.ts) and passed down. Each function takes the subset it uses.
+ */
+import type { BlobStore } from '../blob/blob-store.js';
+import type { Caches } from '../cache/caches.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { ObjectWrites } from '../db/object-writes/object-writes.js';
+
+export type PlanLimits = Config['plans'];
+
+export interface StorageLimits {
+  plans: PlanLimits;
+  maxFileBytes: number;
+  /** Files up to this size keep their bytes in the database; 0: every file goes to the blob store. */
+  inlineMaxBytes: number;
+}
+
+export interface StoragePorts {
+  db: Db;
+  writes: ObjectWrites;
+  blobs: BlobStore;
+  caches: Caches;
+  limits: StorageLimits;
+  /** `<public_url>/storage`: the host part of every object's `url`. */
+  storageHost: string;
+}

@@ -1,0 +1,80 @@
+/** Buckets, on both storage APIs: the same handlers, each API with its own paths and auth (apis.ts). */
+import { CreateBucketBody, Data, ListBucketsResponseSchema, MessageSchema, StorageBucketSchema, VisibilityBody } from '@pail/shared';
+import { Type } from '@sinclair/typebox';
+import { deleteBucket } from '../../domain/bucket-deletion.js';
+import { bucketView, createBucket, getOwnBucket, listBuckets, setVisibility } from '../../domain/buckets.js';
+import { signedIn } from '../auth.js';
+import type { AppContext } from '../context.js';
+import { addRoute, API_TAGS, type Api, type Scope } from '../route.js';
+
+export const BucketParams = Type.Object({ id: Type.String() });
+
+export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): void {
+  const { db, storage } = ctx;
+  const tag = API_TAGS[api];
+  const paths = (byApi: Record<Api, string[]>) => byApi[api];
+
+  addRoute(scope, {
+    operation: 'listBuckets',
+    routes: paths({
+      developer: ['GET /api/v1/buckets', 'GET /api/v1/bucket', 'GET /api/v1/buckets/list', 'GET /api/v1/bucket/list'],
+      client: ['GET /api/buckets'],
+    }),
+    tag,
+    schema: { response: { 200: ListBucketsResponseSchema } },
+    handler: async (request) => {
+      const buckets = await listBuckets(db, signedIn(request).id);
+      return { data: buckets, buckets };
+    },
+  });
+
+  addRoute(scope, {
+    operation: 'createBucket',
+    routes: paths({
+      developer: ['POST /api/v1/buckets', 'POST /api/v1/bucket', 'POST /api/v1/buckets/create', 'POST /api/v1/bucket/create'],
+      client: ['POST /api/buckets'],
+    }),
+    tag,
+    schema: { body: CreateBucketBody, response: { 201: Data(StorageBucketSchema) } },
+    handler: async (request, reply) => {
+      const bucket = await createBucket(db, signedIn(request).id, request.body);
+      return reply.code(201).send({ data: bucket });
+    },
+  });
+
+  addRoute(scope, {
+    operation: 'getBucket',
+    routes: paths({ developer: ['GET /api/v1/buckets/:id', 'GET /api/v1/bucket/:id'], client: ['GET /api/buckets/:id'] }),
+    tag,
+    schema: { params: BucketParams, response: { 200: Data(StorageBucketSchema) } },
+    handler: async (request) => ({ data: bucketView(await getOwnBucket(db, signedIn(request).id, request.params.id)) }),
+  });
+
+  addRoute(scope, {
+    operation: 'deleteBucket',
+    routes: paths({
+      developer: ['DELETE /api/v1/buckets/:id', 'DELETE /api/v1/bucket/:id', 'DELETE /api/v1/buckets/:id/delete', 'DELETE /api/v1/bucket/:id/delete'],
+      client: ['DELETE /api/buckets/:id'],
+    }),
+    tag,
+    schema: { params: BucketParams, response: { 200: MessageSchema } },
+    handler: async (request) => {
+      await deleteBucket(storage, signedIn(request).id, request.params.id);
+      return { message: 'Bucket deleted successfully' };
+    },
+  });
+
+  addRoute(scope, {
+    operation: 'setVisibility',
+    routes: paths({
+      developer: ['POST /api/v1/buckets/:id/visibility', 'POST /api/v1/bucket/:id/visibility'],
+      client: ['POST /api/buckets/:id/visibility', 'PATCH /api/buckets/:id/visibility'],
+    }),
+    tag,
+    schema: { params: BucketParams, body: VisibilityBody, response: { 200: MessageSchema } },
+    handler: async (request) => {
+      await setVisibility(storage, signedIn(request).id, request.params.id, request.body);
+      return { message: 'Visibility updated' };
+    },
+  });
+}

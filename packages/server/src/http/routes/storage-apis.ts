@@ -1,0 +1,21 @@
+/**
+ * The two storage APIs: the same bucket and file routes, mounted once in a
+ * scope that authenticates API keys (Developer API) and once in a scope that
+ * authenticates sessions (Client API).
+ */
+import { apiKeyAuth, sessionAuth } from '../auth.js';
+import type { AppContext } from '../context.js';
+import type { Api, Scope } from '../route.js';
+import { registerBucketRoutes } from './buckets.js';
+import { registerFileRoutes } from './files.js';
+
+export async function registerStorageApis(app: Scope, ctx: AppContext): Promise<void> {
+  const auth: Record<Api, ReturnType<typeof apiKeyAuth>> = { developer: apiKeyAuth(ctx), client: sessionAuth(ctx) };
+  for (const api of ['developer', 'client'] as const) {
+    await app.register(async (scope: Scope) => {
+      scope.addHook('onRequest', auth[api]);
+      registerBucketRoutes(scope, ctx, api);
+      registerFileRoutes(scope, ctx, api);
+    });
+  }
+}

@@ -1,0 +1,18 @@
+/** The Redis connection, when REDIS_URL is set: shared rate budgets and cache epochs. */
+import { Redis } from 'ioredis';
+
+export function openRedis(url: string | undefined): Redis | undefined {
+  if (!url) return undefined;
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    // A Redis that stalls after connecting would otherwise leave a rate-limit check, and so the request, waiting forever.
+    commandTimeout: 2000,
+    keepAlive: 10_000,
+    // Commands issued in the same turn of the event loop share one round trip.
+    enableAutoPipelining: true,
+  });
+  redis.on('error', () => {}); // ioredis reconnects by itself; requests meanwhile get 503.
+  return redis;
+}

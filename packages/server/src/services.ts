@@ -1,0 +1,132 @@
+/**
+ * Everything the server talks to, opened once from configuration: the
+ * metadata database, the blob store, Redis, the caches, the authenticators
+ * and the rate budgets. The CLI opens the same database and caches through
+ * openCommandServices(), so its changes reach a running server.
+ */
+import type { Redis } from 'ioredis';
+import type { BlobStore } from './blob/blob-store.js';
+import { openBlobStore } from './blob/open-blob-store.js';
+import { Caches } from './cache/caches.js';
+import { SharedEpochs } from './cache/shared-epochs.js';
+import type { Config } from './config.js';
+import { migrateToLatest, openDatabase, type Db, type OpenDatabase } from './db/database.js';
+import type { Dialect } from './db/migrations.js';
+import { ApiKeyAuthenticator } from './domain/api-keys.js';
+import type { StoragePorts } from './domain/ports.js';
+import { sessionTokens, type SessionTokens } from './domain/sessions.js';
+import { RateLimits } from './http/rate-limits.js';
+import { openRedis } from './redis.js';
+import { sessionSecret } from './secrets.js';
+
+export interface Services {
+  config: Config;
+  db: Db;
+  dialect: Dialect;
+  /** What the storage rules use (domain/ports.ts). */
+  storage: StoragePorts;
+  tokens: SessionTokens;
+  apiKeys: ApiKeyAuthenticator;
+  rateLimits: RateLimits;
+  /** Resolves once every change made so far is on disk. */
+  durable: () => Promise<void>;
+  close: () => Promise<void>;
+}
+
+export async function openServices(config: Config, onError: (error: unknown, what: string) => void): Promise<Services> {
+  const database = openDatabase(config.database, { checkpointInBackground: true });
+  await migrateToLatest(database.db, database.dialect);
+  const blobs = await openBlobStore(config.blob);
+  const redis = openRedis(config.redisUrl);
+  const caches = cachesFor(config, database, redis, { serving: true, onError });
+  const storage = storagePorts(config, database, blobs, caches);
+  return {
+    config,
+    db: database.db,
+    dialect: database.dialect,
+    storage,
+    tokens: sessionTokens(await sessionSecret(config.sessionSecret, config.dataDir)),
+    apiKeys: new ApiKeyAuthenticator(storage),
+    rateLimits: new RateLimits(config, redis),
+    durable: database.durable,
+    close: async () => {
+      await database.close();
+      await blobs.close?.();
+      redis?.disconnect();
+    },
+  };
+}
+
+/**
+ * A server keeps lookups in memory where every change reaches every cache:
+ * one process on SQLite, or instances sharing epochs in Redis. A command
+ * (the CLI) keeps none, but announces its changes the same way.
+ */
+function cachesFor(config: Config, database: OpenDatabase, redis: Redis | undefined, options: { serving: boolean; onError: (error: unknown, what: string) => void }): Caches {
+  const shared = database.dialect === 'postgres' && redis ? new SharedEpochs(redis, config.redisKeyPrefix) : null;
+  return new Caches({
+    db: database.dialect === 'sqlite' ? database.db : null,
+    committedElsewhere: options.serving ? database.committedElsewhere : null,
+    shared,
+    keepLookups: options.serving && (database.dialect === 'sqlite' || shared !== null),
+    bytes: options.serving ? { maxObjectBytes: config.cacheMaxObjectBytes, maxTotalBytes: config.cacheMaxBytes } : { maxObjectBytes: 0, maxTotalBytes: 0 },
+    onError: options.onError,
+  });
+}
+
+function storagePorts(config: Config, database: OpenDatabase, blobs: BlobStore, caches: Caches): StoragePorts {
+  return {
+    db: database.db,
+    writes: database.writes,
+    blobs,
+    caches,
+    limits: { plans: config.plans, maxFileBytes: config.maxFileBytes, inlineMaxBytes: config.inlineMaxBytes },
+    storageHost: `${config.publicUrl}/storage`,
+  };
+}
+
+/** What a CLI command needs: the database, migrated, and the caches its changes are announced through. */
+export interface CommandServices {
+  config: Config;
+  db: Db;
+  dialect: Dialect;
+  /** Names of the migrations this run applied (usually none). */
+  applied: string[];
+  caches: Caches;
+  /** Opens the blob store too (closed with the rest), for commands that touch bytes. */
+  openStorage: () => Promise<StoragePorts>;
+  close: () => Promise<void>;
+}
+
+export async function openCommandServices(config: Config): Promise<CommandServices> {
+  const database = openDatabase(config.database);
+  const redis = database.dialect === 'postgres' ? openRedis(config.redisUrl) : undefined;
+  let blobs: BlobStore | null = null;
+  const close = async () => {
+    await blobs?.close?.();
+    redis?.disconnect();
+    await database.close();
+  };
+  try {
+    const applied = await migrateToLatest(database.db, database.dialect);
+    const caches = cachesFor(config, database, redis, {
+      serving: false,
+      onError: (error, what) => console.error(`warning: ${what}: ${error instanceof Error ? error.message : String(error)}`),
+    });
+    return {
+      config,
+      db: database.db,
+      dialect: database.dialect,
+      applied,
+      caches,
+      openStorage: async () => {
+        blobs ??= await openBlobStore(config.blob);
+        return storagePorts(config, database, blobs, caches);
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
