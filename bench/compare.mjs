@@ -14,16 +14,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_DIR, REPO_DIR, RAISED_LIMITS, api, gitInfo, machineInfo, median, postgresAndRedis, runLoad, runOnLoadCore, startServer } from './lib.mjs';
+import { BENCH_DIR, REPO_DIR, RAISED_LIMITS, api, commandLine, gitInfo, machineInfo, median, postgresAndRedis, runLoad, runOnLoadCore, startServer } from './lib.mjs';
 import { WHAT, fmt } from './report.mjs';
 import { describe, describeTransfer, loadCases, measureCase, measureTransfer, pailStreamTarget, settings, setupPail, transferGrowthMiB } from './workloads.mjs';
 
-const argv = process.argv.slice(2);
-const flag = (name) => argv.includes(name);
-const option = (name) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
+const { argv, flag, option } = commandLine();
 if (flag('--help') || flag('-h')) {
   console.log(fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(2, 12).join('\n'));
   process.exit(0);

@@ -86,6 +86,16 @@ export function gitInfo(dir = REPO_DIR) {
   }
 }
 
+/** A script's flags and options: `flag('--quick')`, `option('--reps')`. */
+export function commandLine(argv = process.argv.slice(2)) {
+  const flag = (name) => argv.includes(name);
+  const option = (name) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  return { argv, flag, option };
+}
+
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function freePort() {

@@ -14,19 +14,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_DIR, REPO_DIR, RAISED_LIMITS, api, gitInfo, machineInfo, postgresAndRedis, runLoad, runOnLoadCore, startServer } from './lib.mjs';
+import { BENCH_DIR, REPO_DIR, RAISED_LIMITS, api, commandLine, gitInfo, machineInfo, postgresAndRedis, runLoad, runOnLoadCore, startServer } from './lib.mjs';
 import { renderHeader, renderTable, writeResults } from './report.mjs';
 import { describe, describeTransfer, loadCases, measureCase, measureTransfer, pailStreamTarget, settings, setupBaseline, setupPail } from './workloads.mjs';
 
 // ---------------------------------------------------------------------------
 // Arguments
 
-const argv = process.argv.slice(2);
-const flag = (name) => argv.includes(name);
-const option = (name) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
+const { argv, flag, option } = commandLine();
 if (flag('--help') || flag('-h')) {
   console.log(fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(2, 13).join('\n'));
   process.exit(0);

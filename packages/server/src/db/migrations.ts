@@ -94,7 +94,7 @@ function initial(dialect: Dialect): Migration {
 
 /**
  * Small files' bytes in the metadata database, written in the same transaction
- * as their row (see blob/inline-blobs.ts). `objects.inline` says where a
+ * as their row (see db/object-writes/). `objects.inline` says where a
  * version's bytes are, so reads never have to look in both places.
  */
 function inlineBlobs(dialect: Dialect): Migration {
@@ -115,7 +115,7 @@ function inlineBlobs(dialect: Dialect): Migration {
  * A counter that changes which cached lookups a server may keep are moved by
  * in their own transaction (a key revoked, a plan changed), so that an
  * embedded server notices changes made by another process, the `pail` CLI,
- * at its next request (metadata-cache.ts).
+ * at its next request (cache/caches.ts).
  */
 function cacheEpochs(): Migration {
   return {

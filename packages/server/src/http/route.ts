@@ -34,6 +34,9 @@ export type Handler<S extends FastifySchema> = RouteHandlerMethod<
 export type Api = 'developer' | 'client';
 export const API_TAGS: Record<Api, string> = { developer: 'Developer API', client: 'Client API' };
 
+/** The routes of one API, from a table that writes out both APIs' routes side by side. */
+export const forApi = (api: Api, routes: Record<Api, readonly string[]>): readonly string[] => routes[api];
+
 export interface OperationRoute<S extends FastifySchema> {
   operation: OperationName;
   /** `METHOD /path` for each way in. */

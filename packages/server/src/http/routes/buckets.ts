@@ -5,18 +5,17 @@ import { deleteBucket } from '../../domain/bucket-deletion.js';
 import { bucketView, createBucket, getOwnBucket, listBuckets, setVisibility } from '../../domain/buckets.js';
 import { signedIn } from '../auth.js';
 import type { AppContext } from '../context.js';
-import { addRoute, API_TAGS, type Api, type Scope } from '../route.js';
+import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../route.js';
 
 export const BucketParams = Type.Object({ id: Type.String() });
 
 export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): void {
   const { db, storage } = ctx;
   const tag = API_TAGS[api];
-  const paths = (byApi: Record<Api, string[]>) => byApi[api];
 
   addRoute(scope, {
     operation: 'listBuckets',
-    routes: paths({
+    routes: forApi(api, {
       developer: ['GET /api/v1/buckets', 'GET /api/v1/bucket', 'GET /api/v1/buckets/list', 'GET /api/v1/bucket/list'],
       client: ['GET /api/buckets'],
     }),
@@ -30,7 +29,7 @@ export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): v
 
   addRoute(scope, {
     operation: 'createBucket',
-    routes: paths({
+    routes: forApi(api, {
       developer: ['POST /api/v1/buckets', 'POST /api/v1/bucket', 'POST /api/v1/buckets/create', 'POST /api/v1/bucket/create'],
       client: ['POST /api/buckets'],
     }),
@@ -44,7 +43,7 @@ export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): v
 
   addRoute(scope, {
     operation: 'getBucket',
-    routes: paths({ developer: ['GET /api/v1/buckets/:id', 'GET /api/v1/bucket/:id'], client: ['GET /api/buckets/:id'] }),
+    routes: forApi(api, { developer: ['GET /api/v1/buckets/:id', 'GET /api/v1/bucket/:id'], client: ['GET /api/buckets/:id'] }),
     tag,
     schema: { params: BucketParams, response: { 200: Data(StorageBucketSchema) } },
     handler: async (request) => ({ data: bucketView(await getOwnBucket(db, signedIn(request).id, request.params.id)) }),
@@ -52,7 +51,7 @@ export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): v
 
   addRoute(scope, {
     operation: 'deleteBucket',
-    routes: paths({
+    routes: forApi(api, {
       developer: ['DELETE /api/v1/buckets/:id', 'DELETE /api/v1/bucket/:id', 'DELETE /api/v1/buckets/:id/delete', 'DELETE /api/v1/bucket/:id/delete'],
       client: ['DELETE /api/buckets/:id'],
     }),
@@ -66,7 +65,7 @@ export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): v
 
   addRoute(scope, {
     operation: 'setVisibility',
-    routes: paths({
+    routes: forApi(api, {
       developer: ['POST /api/v1/buckets/:id/visibility', 'POST /api/v1/bucket/:id/visibility'],
       client: ['POST /api/buckets/:id/visibility', 'PATCH /api/buckets/:id/visibility'],
     }),

@@ -7,7 +7,7 @@ import { uploadObject } from '../../domain/uploads.js';
 import { signedIn } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { sendObject } from '../downloads.js';
-import { addRoute, API_TAGS, type Api, type Scope } from '../route.js';
+import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../route.js';
 import { contentTypeFor, declaredLength, withMultipartFile } from '../uploads.js';
 import { BucketParams } from './buckets.js';
 
@@ -16,11 +16,10 @@ const FileParams = Type.Object({ id: Type.String(), filename: Type.String() });
 export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): void {
   const { db, storage } = ctx;
   const tag = API_TAGS[api];
-  const paths = (byApi: Record<Api, string[]>) => byApi[api];
 
   addRoute(scope, {
     operation: 'listFiles',
-    routes: paths({
+    routes: forApi(api, {
       developer: ['GET /api/v1/buckets/:id/files', 'GET /api/v1/bucket/:id/files'],
       client: ['GET /api/buckets/:id/files', 'GET /api/buckets/:id/objects'],
     }),
@@ -38,7 +37,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
 
   addRoute(scope, {
     operation: 'uploadMultipart',
-    routes: paths({
+    routes: forApi(api, {
       developer: ['POST /api/v1/buckets/:id/files', 'POST /api/v1/bucket/:id/files'],
       client: ['POST /api/buckets/:id/files', 'POST /api/buckets/:id/upload'],
     }),
@@ -58,7 +57,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
 
   addRoute(scope, {
     operation: 'readFile',
-    routes: paths({
+    routes: forApi(api, {
       developer: [
         'GET /api/v1/buckets/:id/files/:filename',
         'HEAD /api/v1/buckets/:id/files/:filename',
@@ -78,7 +77,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
 
   addRoute(scope, {
     operation: 'deleteFile',
-    routes: paths({
+    routes: forApi(api, {
       developer: [
         'DELETE /api/v1/buckets/:id/files/:filename',
         'DELETE /api/v1/bucket/:id/files/:filename',
@@ -103,7 +102,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
     raw.addContentTypeParser('*', (_request, _payload, done) => done(null));
     addRoute(raw, {
       operation: 'uploadRaw',
-      routes: paths({
+      routes: forApi(api, {
         developer: ['PUT /api/v1/buckets/:id/files/:filename', 'PUT /api/v1/bucket/:id/files/:filename'],
         client: ['PUT /api/buckets/:id/files/:filename'],
       }),
