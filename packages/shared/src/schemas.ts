@@ -113,7 +113,6 @@ export const CreateBucketBody = Type.Object(
     },
   },
 );
-export type CreateBucketInput = Static<typeof CreateBucketBody>;
 
 export const VisibilityBody = Type.Object(
   {
