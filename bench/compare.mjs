@@ -14,13 +14,32 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_DIR, REPO_DIR, RAISED_LIMITS, api, commandLine, gitInfo, machineInfo, median, postgresAndRedis, runLoad, runOnLoadCore, startServer } from './lib.mjs';
+import {
+  BENCH_DIR,
+  REPO_DIR,
+  RAISED_LIMITS,
+  api,
+  commandLine,
+  gitInfo,
+  machineInfo,
+  median,
+  postgresAndRedis,
+  runLoad,
+  runOnLoadCore,
+  startServer,
+} from './lib.mjs';
 import { WHAT, fmt } from './report.mjs';
 import { describe, describeTransfer, loadCases, measureCase, measureTransfer, pailStreamTarget, settings, setupPail, transferGrowthMiB } from './workloads.mjs';
 
-const { argv, flag, option } = commandLine();
+const { flag, option } = commandLine();
 if (flag('--help') || flag('-h')) {
-  console.log(fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(2, 12).join('\n'));
+  console.log(
+    fs
+      .readFileSync(new URL(import.meta.url), 'utf8')
+      .split('\n')
+      .slice(2, 12)
+      .join('\n'),
+  );
   process.exit(0);
 }
 if (!option('--before')) {
@@ -188,7 +207,8 @@ function checkBuild(side, dir) {
   // tsc -b rewrites only the outputs that changed, but its .tsbuildinfo on every build that did anything.
   const built = mtime(path.join(dir, 'packages/server/tsconfig.tsbuildinfo'));
   const newest = Math.max(newestMtime(path.join(dir, 'packages/server/src')), newestMtime(path.join(dir, 'packages/shared/src')));
-  if (built && newest > built) console.warn(`warning: --${side} ${dir}: sources changed after the last build; to rebuild: (cd ${dir} && npx tsc -b packages/shared packages/server)`);
+  if (built && newest > built)
+    console.warn(`warning: --${side} ${dir}: sources changed after the last build; to rebuild: (cd ${dir} && npx tsc -b packages/shared packages/server)`);
   return mainJs;
 }
 
@@ -264,7 +284,9 @@ function renderCompareTable(rows) {
   const lines = ['| Workload | What | Unit | Better | Before | After | After/before | Each repetition |', '|---|---|---|---|---:|---:|---:|---|'];
   for (const r of rows) {
     const reps = r.perRep.map((x) => fmt(x, 2)).join(' ');
-    lines.push(`| ${r.workload} | ${r.what} | ${r.unit} | ${r.better} | ${fmt(r.before, r.digits)} | ${fmt(r.after, r.digits)} | ${fmt(r.ratio, 2)} | ${reps} |`);
+    lines.push(
+      `| ${r.workload} | ${r.what} | ${r.unit} | ${r.better} | ${fmt(r.before, r.digits)} | ${fmt(r.after, r.digits)} | ${fmt(r.ratio, 2)} | ${reps} |`,
+    );
   }
   return lines.join('\n');
 }

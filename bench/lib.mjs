@@ -79,7 +79,12 @@ export function machineInfo() {
 export function gitInfo(dir = REPO_DIR) {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'packages/server', 'packages/shared'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', 'packages/server', 'packages/shared'], {
+        cwd: dir,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() !== '';
     return { commit, dirty };
   } catch {
     return null;
@@ -117,7 +122,11 @@ export function tempDir(label) {
 function cleanEnv() {
   const env = { ...process.env };
   for (const key of Object.keys(env)) {
-    if (/^(PORT|HOST|DATA_DIR|PUBLIC_URL|DATABASE_URL|REDIS_URL|REDIS_KEY_PREFIX|SESSION_SECRET|LOG_LEVEL|SIGNUP|TRUST_PROXY|MAX_FILE_BYTES|GC_GRACE_SECONDS|DASHBOARD_DIR|RATE_LIMIT_WINDOW_SECONDS|PUBLIC_RATE_LIMIT|LOGIN_RATE_LIMIT|CACHE_.*|PLAN_.*|S3_.*)$/.test(key)) {
+    if (
+      /^(PORT|HOST|DATA_DIR|PUBLIC_URL|DATABASE_URL|REDIS_URL|REDIS_KEY_PREFIX|SESSION_SECRET|LOG_LEVEL|SIGNUP|TRUST_PROXY|MAX_FILE_BYTES|GC_GRACE_SECONDS|DASHBOARD_DIR|RATE_LIMIT_WINDOW_SECONDS|PUBLIC_RATE_LIMIT|LOGIN_RATE_LIMIT|CACHE_.*|PLAN_.*|S3_.*)$/.test(
+        key,
+      )
+    ) {
       delete env[key];
     }
   }
@@ -180,7 +189,7 @@ export async function startServer(kind, { label = kind, env = {}, nodeArgs = [],
     child.kill('SIGKILL');
     await sleep(100);
     const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-2000) : '';
-    throw new Error(`${error.message}\n${tail}`);
+    throw new Error(`${error.message}\n${tail}`, { cause: error });
   }
   return {
     kind,
@@ -424,7 +433,10 @@ export function tickShares(before, after) {
 export function pageCacheShare(file) {
   if (!file) return null;
   try {
-    const [resident, size] = execFileSync('fincore', ['--bytes', '--noheadings', '--raw', '--output', 'RES,SIZE', file], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+    const [resident, size] = execFileSync('fincore', ['--bytes', '--noheadings', '--raw', '--output', 'RES,SIZE', file], { encoding: 'utf8' })
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     return size > 0 ? resident / size : null;
   } catch {
     return null;
@@ -491,7 +503,8 @@ export async function seedFiles(base, key, bucketId, { prefix, count, bytes = 16
     amount: count,
     distinct: { prefix },
   });
-  if (result.ok !== count) throw new Error(`seeding ${prefix}: ${result.ok} of ${count} PUTs succeeded (${JSON.stringify(result.codes)}, ${result.errors} errors)`);
+  if (result.ok !== count)
+    throw new Error(`seeding ${prefix}: ${result.ok} of ${count} PUTs succeeded (${JSON.stringify(result.codes)}, ${result.errors} errors)`);
   return result;
 }
 

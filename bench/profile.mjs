@@ -35,7 +35,11 @@ if (!argv.includes('--no-build')) {
 const profileDir = tempDir('profile');
 const backend = argv.includes('--pg') ? await postgresAndRedis() : { env: {} };
 if (backend.problem) throw new Error(backend.problem);
-const server = await startServer('pail', { label: 'profile', env: { ...(argv.includes('--limits') ? {} : RAISED_LIMITS), ...backend.env }, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] });
+const server = await startServer('pail', {
+  label: 'profile',
+  env: { ...(argv.includes('--limits') ? {} : RAISED_LIMITS), ...backend.env },
+  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+});
 let result;
 try {
   const user = await makeUser(server.base, 'profile@example.com');
@@ -49,7 +53,15 @@ try {
   if (workload === 'W1') spec = { url: file(pub), method: 'GET', connections: 64 };
   else if (workload === 'W2') spec = { url: file(priv), method: 'GET', headers: key, connections: 64 };
   else if (workload === 'W3') spec = { url: file(priv), method: 'HEAD', headers: key, connections: 64 };
-  else if (workload === 'W4') spec = { url: `${server.base}/api/v1/buckets/${priv}/files`, method: 'PUT', headers: { ...key, 'content-type': 'application/octet-stream' }, bodyBytes: 4096, connections: 32, distinct: { prefix: 'p' } };
+  else if (workload === 'W4')
+    spec = {
+      url: `${server.base}/api/v1/buckets/${priv}/files`,
+      method: 'PUT',
+      headers: { ...key, 'content-type': 'application/octet-stream' },
+      bodyBytes: 4096,
+      connections: 32,
+      distinct: { prefix: 'p' },
+    };
   else if (workload === 'W7') {
     const list = await makeBucket(server.base, user.key, 'profile-list', 'private');
     await seedFiles(server.base, user.key, list, { prefix: 'l', count: 10_000 });

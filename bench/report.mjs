@@ -51,7 +51,17 @@ export function buildRows(results) {
     const pail = rps(`${w}/pail`);
     const base = rps(`${w}/baseline`);
     const ratio = ratioOf(pail, base);
-    rows.push({ section: main, workload: w, what: what[w], unit: 'req/s', pail, reference: base, ratio, target: `≥ ${targets[w]}`, pass: atLeast(ratio, targets[w]) });
+    rows.push({
+      section: main,
+      workload: w,
+      what: what[w],
+      unit: 'req/s',
+      pail,
+      reference: base,
+      ratio,
+      target: `≥ ${targets[w]}`,
+      pass: atLeast(ratio, targets[w]),
+    });
   }
   const stream = results.stream ?? {};
   const size = results.settings?.streamBytes;
@@ -63,16 +73,59 @@ export function buildRows(results) {
     const pail = median((stream[`${dir}/pail`] ?? []).map((r) => r.mbps));
     const base = median((stream[`${dir}/baseline`] ?? []).map((r) => r.mbps));
     const ratio = ratioOf(pail, base);
-    rows.push({ section: main, workload: w, what: `${dir} one ${sizeLabel} file`, unit: 'MB/s', pail, reference: base, ratio, target: `≥ ${min}`, pass: atLeast(ratio, min) });
+    rows.push({
+      section: main,
+      workload: w,
+      what: `${dir} one ${sizeLabel} file`,
+      unit: 'MB/s',
+      pail,
+      reference: base,
+      ratio,
+      target: `≥ ${min}`,
+      pass: atLeast(ratio, min),
+    });
     const growth = median((stream[`${dir}/pail`] ?? []).map(transferGrowthMiB));
     const baseGrowth = median((stream[`${dir}/baseline`] ?? []).map(transferGrowthMiB));
-    rows.push({ section: main, workload: w, what: `server peak RSS above idle during ${dir}`, unit: 'MiB', pail: growth, reference: baseGrowth, ratio: null, target: '≤ 32 MiB', pass: growth === null ? null : growth <= 32, digits: 1 });
+    rows.push({
+      section: main,
+      workload: w,
+      what: `server peak RSS above idle during ${dir}`,
+      unit: 'MiB',
+      pail: growth,
+      reference: baseGrowth,
+      ratio: null,
+      target: '≤ 32 MiB',
+      pass: growth === null ? null : growth <= 32,
+      digits: 1,
+    });
   }
   const w7 = (id) => ({ p50: p(id, 'p50'), p99: p(id, 'p99') });
   const w7p = w7('W7/pail');
   const w7b = w7('W7/baseline');
-  rows.push({ section: main, workload: 'W7', what: 'list first 1000 of 10,000, 1 client: p50', unit: 'ms', pail: w7p.p50, reference: w7b.p50, ratio: ratioOf(w7b.p50, w7p.p50), target: 'p50 ≈ 20 ms', pass: null, digits: 1 });
-  rows.push({ section: main, workload: 'W7', what: 'list first 1000 of 10,000, 1 client: p99', unit: 'ms', pail: w7p.p99, reference: w7b.p99, ratio: ratioOf(w7b.p99, w7p.p99), target: '≤ 20 ms', pass: w7p.p99 === null ? null : w7p.p99 <= 20, digits: 1 });
+  rows.push({
+    section: main,
+    workload: 'W7',
+    what: 'list first 1000 of 10,000, 1 client: p50',
+    unit: 'ms',
+    pail: w7p.p50,
+    reference: w7b.p50,
+    ratio: ratioOf(w7b.p50, w7p.p50),
+    target: 'p50 ≈ 20 ms',
+    pass: null,
+    digits: 1,
+  });
+  rows.push({
+    section: main,
+    workload: 'W7',
+    what: 'list first 1000 of 10,000, 1 client: p99',
+    unit: 'ms',
+    pail: w7p.p99,
+    reference: w7b.p99,
+    ratio: ratioOf(w7b.p99, w7p.p99),
+    target: '≤ 20 ms',
+    pass: w7p.p99 === null ? null : w7p.p99 <= 20,
+    digits: 1,
+  });
 
   const bigN = results.settings?.bigFiles ?? 100_000;
   const scale = `Scaling: bucket holding ${bigN.toLocaleString('en-US')} files vs an empty one (big/empty)`;
@@ -80,12 +133,44 @@ export function buildRows(results) {
     const big = rps(`${w}/big`);
     const empty = rps(`${w}/pail`);
     const ratio = ratioOf(big, empty);
-    rows.push({ section: scale, workload: w, what: `${what[w]}, ${bigN.toLocaleString('en-US')}-file bucket`, unit: 'req/s', pail: big, reference: empty, ratio, target: '≥ 0.9', pass: atLeast(ratio, 0.9) });
+    rows.push({
+      section: scale,
+      workload: w,
+      what: `${what[w]}, ${bigN.toLocaleString('en-US')}-file bucket`,
+      unit: 'req/s',
+      pail: big,
+      reference: empty,
+      ratio,
+      target: '≥ 0.9',
+      pass: atLeast(ratio, 0.9),
+    });
   }
   const first = w7('W7/big-first');
   const late = w7('W7/big-late');
-  rows.push({ section: scale, workload: 'W7', what: `first page of ${bigN.toLocaleString('en-US')}: p99 (ref: p99 of the 10,000-file bucket)`, unit: 'ms', pail: first.p99, reference: w7p.p99, ratio: ratioOf(w7p.p99, first.p99), target: '≤ 20 ms', pass: first.p99 === null ? null : first.p99 <= 20, digits: 1 });
-  rows.push({ section: scale, workload: 'W7', what: `late page (${results.latePage ?? '?'}) of ${bigN.toLocaleString('en-US')}: p99 (ref: first page)`, unit: 'ms', pail: late.p99, reference: first.p99, ratio: ratioOf(first.p99, late.p99), target: '≤ 20 ms', pass: late.p99 === null ? null : late.p99 <= 20, digits: 1 });
+  rows.push({
+    section: scale,
+    workload: 'W7',
+    what: `first page of ${bigN.toLocaleString('en-US')}: p99 (ref: p99 of the 10,000-file bucket)`,
+    unit: 'ms',
+    pail: first.p99,
+    reference: w7p.p99,
+    ratio: ratioOf(w7p.p99, first.p99),
+    target: '≤ 20 ms',
+    pass: first.p99 === null ? null : first.p99 <= 20,
+    digits: 1,
+  });
+  rows.push({
+    section: scale,
+    workload: 'W7',
+    what: `late page (${results.latePage ?? '?'}) of ${bigN.toLocaleString('en-US')}: p99 (ref: first page)`,
+    unit: 'ms',
+    pail: late.p99,
+    reference: first.p99,
+    ratio: ratioOf(first.p99, late.p99),
+    target: '≤ 20 ms',
+    pass: late.p99 === null ? null : late.p99 <= 20,
+    digits: 1,
+  });
 
   const pgSection = 'PostgreSQL + Redis vs SQLite (pg/sqlite)';
   if (runs['W2/pg']) {
@@ -93,10 +178,30 @@ export function buildRows(results) {
       const pg = rps(`${w}/pg`);
       const sqlite = rps(`${w}/pail`);
       const ratio = ratioOf(pg, sqlite);
-      rows.push({ section: pgSection, workload: w, what: `${what[w]}, PostgreSQL + Redis`, unit: 'req/s', pail: pg, reference: sqlite, ratio, target: '≥ 0.5', pass: atLeast(ratio, 0.5) });
+      rows.push({
+        section: pgSection,
+        workload: w,
+        what: `${what[w]}, PostgreSQL + Redis`,
+        unit: 'req/s',
+        pail: pg,
+        reference: sqlite,
+        ratio,
+        target: '≥ 0.5',
+        pass: atLeast(ratio, 0.5),
+      });
     }
   } else {
-    rows.push({ section: pgSection, workload: 'W2/W4', what: `skipped: ${results.skipped?.pg ?? 'not run'}`, unit: '', pail: null, reference: null, ratio: null, target: '≥ 0.5', pass: null });
+    rows.push({
+      section: pgSection,
+      workload: 'W2/W4',
+      what: `skipped: ${results.skipped?.pg ?? 'not run'}`,
+      unit: '',
+      pail: null,
+      reference: null,
+      ratio: null,
+      target: '≥ 0.5',
+      pass: null,
+    });
   }
 
   const limSection = 'Real per-plan limits (free plan; answers/s incl. 429, vs baseline)';
@@ -105,7 +210,17 @@ export function buildRows(results) {
       const all = allRps(`${w}/limits`);
       const ok = med(runs, `${w}/limits`, (r) => r.ok);
       const base = rps(`${w}/baseline`);
-      rows.push({ section: limSection, workload: w, what: `${what[w]} (${fmt(ok)} × 2xx per run)`, unit: 'answers/s', pail: all, reference: base, ratio: ratioOf(all, base), target: 'info', pass: null });
+      rows.push({
+        section: limSection,
+        workload: w,
+        what: `${what[w]} (${fmt(ok)} × 2xx per run)`,
+        unit: 'answers/s',
+        pail: all,
+        reference: base,
+        ratio: ratioOf(all, base),
+        target: 'info',
+        pass: null,
+      });
     }
   }
   return rows;
@@ -125,7 +240,9 @@ export function renderTable(results) {
     }
     const digits = row.digits ?? 0;
     const met = row.pass === null ? '' : row.pass ? 'yes' : '**no**';
-    lines.push(`| ${row.workload} | ${row.what} | ${row.unit} | ${fmt(row.pail, digits)} | ${fmt(row.reference, digits)} | ${fmt(row.ratio, 2)} | ${row.target} | ${met} |`);
+    lines.push(
+      `| ${row.workload} | ${row.what} | ${row.unit} | ${fmt(row.pail, digits)} | ${fmt(row.reference, digits)} | ${fmt(row.ratio, 2)} | ${row.target} | ${met} |`,
+    );
   }
   return lines.join('\n');
 }

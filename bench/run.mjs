@@ -21,9 +21,15 @@ import { describe, describeTransfer, loadCases, measureCase, measureTransfer, pa
 // ---------------------------------------------------------------------------
 // Arguments
 
-const { argv, flag, option } = commandLine();
+const { flag, option } = commandLine();
 if (flag('--help') || flag('-h')) {
-  console.log(fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(2, 13).join('\n'));
+  console.log(
+    fs
+      .readFileSync(new URL(import.meta.url), 'utf8')
+      .split('\n')
+      .slice(2, 13)
+      .join('\n'),
+  );
   process.exit(0);
 }
 

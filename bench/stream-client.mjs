@@ -96,7 +96,11 @@ function download() {
           if (end < 0) return;
           const lines = head.subarray(0, end).toString('latin1').split('\r\n');
           status = Number(lines[0].split(' ')[1]);
-          const header = (name) => lines.find((line) => line.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim();
+          const header = (name) =>
+            lines
+              .find((line) => line.toLowerCase().startsWith(`${name}:`))
+              ?.slice(name.length + 1)
+              .trim();
           if (header('transfer-encoding')) return reject(new Error('a chunked response: this client counts Content-Length bodies only'));
           length = Number(header('content-length') ?? 0);
           const rest = head.subarray(end + 4);

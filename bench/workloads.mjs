@@ -122,27 +122,61 @@ export function loadCases({ pail, baseline = null, pg = null, limits = null }, c
 
   // W1: public GET, no key
   add({ workload: 'W1', variant: 'pail', spec: () => ({ url: fileUrl(pail, pail.pub), method: 'GET', connections: 64 }) });
-  if (baseline) add({ workload: 'W1', variant: 'baseline', spec: () => ({ url: `${baseline.server.base}/files/${FILE_NAME}`, method: 'GET', connections: 64 }) });
+  if (baseline)
+    add({ workload: 'W1', variant: 'baseline', spec: () => ({ url: `${baseline.server.base}/files/${FILE_NAME}`, method: 'GET', connections: 64 }) });
   // W2: private GET with a key
   add({ workload: 'W2', variant: 'pail', spec: () => ({ url: fileUrl(pail, pail.priv), method: 'GET', headers: keyHeader(pail), connections: 64 }) });
-  if (baseline) add({ workload: 'W2', variant: 'baseline', spec: () => ({ url: `${baseline.server.base}/files/${FILE_NAME}`, method: 'GET', headers: keyHeader(pail), connections: 64 }) });
-  if (pail.big) add({ workload: 'W2', variant: 'big', spec: () => ({ url: fileUrl(pail, pail.big), method: 'GET', headers: keyHeader(pail), connections: 64 }) });
+  if (baseline)
+    add({
+      workload: 'W2',
+      variant: 'baseline',
+      spec: () => ({ url: `${baseline.server.base}/files/${FILE_NAME}`, method: 'GET', headers: keyHeader(pail), connections: 64 }),
+    });
+  if (pail.big)
+    add({ workload: 'W2', variant: 'big', spec: () => ({ url: fileUrl(pail, pail.big), method: 'GET', headers: keyHeader(pail), connections: 64 }) });
   // W3: HEAD with a key
   add({ workload: 'W3', variant: 'pail', spec: () => ({ url: fileUrl(pail, pail.priv), method: 'HEAD', headers: keyHeader(pail), connections: 64 }) });
-  if (baseline) add({ workload: 'W3', variant: 'baseline', spec: () => ({ url: `${baseline.server.base}/files/${FILE_NAME}`, method: 'HEAD', headers: keyHeader(pail), connections: 64 }) });
+  if (baseline)
+    add({
+      workload: 'W3',
+      variant: 'baseline',
+      spec: () => ({ url: `${baseline.server.base}/files/${FILE_NAME}`, method: 'HEAD', headers: keyHeader(pail), connections: 64 }),
+    });
   // W4: PUT distinct 4 KiB files
-  const put = (url, headers, prefix) => ({ url, method: 'PUT', headers: { ...headers, 'content-type': 'application/octet-stream' }, bodyBytes: 4096, connections: 32, distinct: { prefix } });
-  add({ workload: 'W4', variant: 'pail', spec: async (rep) => put(`${pail.server.base}/api/v1/buckets/${await w4Bucket(pail, rep)}/files`, keyHeader(pail), 'w4') });
+  const put = (url, headers, prefix) => ({
+    url,
+    method: 'PUT',
+    headers: { ...headers, 'content-type': 'application/octet-stream' },
+    bodyBytes: 4096,
+    connections: 32,
+    distinct: { prefix },
+  });
+  add({
+    workload: 'W4',
+    variant: 'pail',
+    spec: async (rep) => put(`${pail.server.base}/api/v1/buckets/${await w4Bucket(pail, rep)}/files`, keyHeader(pail), 'w4'),
+  });
   if (baseline) add({ workload: 'W4', variant: 'baseline', spec: (rep) => put(`${baseline.server.base}/files/w4-${rep}`, keyHeader(pail), 'w4') });
-  if (pail.big) add({ workload: 'W4', variant: 'big', spec: (rep) => put(`${pail.server.base}/api/v1/buckets/${pail.big}/files`, keyHeader(pail), `w4-${rep}`) });
+  if (pail.big)
+    add({ workload: 'W4', variant: 'big', spec: (rep) => put(`${pail.server.base}/api/v1/buckets/${pail.big}/files`, keyHeader(pail), `w4-${rep}`) });
   // W7: list 1000 names, one client
   const list = (url, headers) => ({ url, method: 'GET', headers, connections: 1 });
   const latency = { metric: 'latency', duration: cfg.latencyDuration };
   add({ workload: 'W7', variant: 'pail', ...latency, spec: () => list(`${pail.server.base}/api/v1/buckets/${pail.list}/files?limit=1000`, keyHeader(pail)) });
   if (baseline) add({ workload: 'W7', variant: 'baseline', ...latency, spec: () => list(`${baseline.server.base}/list/list10k`, keyHeader(pail)) });
   if (pail.big) {
-    add({ workload: 'W7', variant: 'big-first', ...latency, spec: () => list(`${pail.server.base}/api/v1/buckets/${pail.big}/files?limit=1000`, keyHeader(pail)) });
-    add({ workload: 'W7', variant: 'big-late', ...latency, spec: () => list(`${pail.server.base}/api/v1/buckets/${pail.big}/files?limit=1000&cursor=${encodeURIComponent(pail.lateCursor)}`, keyHeader(pail)) });
+    add({
+      workload: 'W7',
+      variant: 'big-first',
+      ...latency,
+      spec: () => list(`${pail.server.base}/api/v1/buckets/${pail.big}/files?limit=1000`, keyHeader(pail)),
+    });
+    add({
+      workload: 'W7',
+      variant: 'big-late',
+      ...latency,
+      spec: () => list(`${pail.server.base}/api/v1/buckets/${pail.big}/files?limit=1000&cursor=${encodeURIComponent(pail.lateCursor)}`, keyHeader(pail)),
+    });
   }
 
   if (pg) {
@@ -152,8 +186,18 @@ export function loadCases({ pail, baseline = null, pg = null, limits = null }, c
   if (limits) {
     const lim = { metric: 'allRps', duration: cfg.limitsDuration };
     add({ workload: 'W1', variant: 'limits', ...lim, spec: () => ({ url: fileUrl(limits, limits.pub), method: 'GET', connections: 64 }) });
-    add({ workload: 'W2', variant: 'limits', ...lim, spec: () => ({ url: fileUrl(limits, limits.priv), method: 'GET', headers: keyHeader(limits), connections: 64 }) });
-    add({ workload: 'W3', variant: 'limits', ...lim, spec: () => ({ url: fileUrl(limits, limits.priv), method: 'HEAD', headers: keyHeader(limits), connections: 64 }) });
+    add({
+      workload: 'W2',
+      variant: 'limits',
+      ...lim,
+      spec: () => ({ url: fileUrl(limits, limits.priv), method: 'GET', headers: keyHeader(limits), connections: 64 }),
+    });
+    add({
+      workload: 'W3',
+      variant: 'limits',
+      ...lim,
+      spec: () => ({ url: fileUrl(limits, limits.priv), method: 'HEAD', headers: keyHeader(limits), connections: 64 }),
+    });
     add({ workload: 'W4', variant: 'limits', ...lim, spec: () => put(`${limits.server.base}/api/v1/buckets/${limits.priv}/files`, keyHeader(limits), 'w4') });
   }
   for (const c of cases) c.id = `${c.workload}/${c.variant}`;
@@ -181,7 +225,10 @@ export async function measureCase(c, rep, servers) {
 
 /** One log line for a measureCase() result. */
 export function describe(c, r) {
-  const problems = (r.errors ? ` errors=${r.errors}` : '') + (r.timeouts ? ` timeouts=${r.timeouts}` : '') + (r.non2xx && c.metric !== 'allRps' ? ` non2xx=${JSON.stringify(r.codes)}` : '');
+  const problems =
+    (r.errors ? ` errors=${r.errors}` : '') +
+    (r.timeouts ? ` timeouts=${r.timeouts}` : '') +
+    (r.non2xx && c.metric !== 'allRps' ? ` non2xx=${JSON.stringify(r.codes)}` : '');
   const core = r.serverCore ? `, its core idle ${pct(r.serverCore.idle + r.serverCore.iowait)} (iowait ${pct(r.serverCore.iowait)})` : '';
   const cpuNote = r.serverCpuUsPerAnswer === undefined ? '' : `, server CPU ${Math.round(r.serverCpuUsPerAnswer)} µs/answer${core}`;
   if (c.metric === 'latency') return `p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms (${r.ok} requests)${cpuNote}${problems}`;
@@ -201,7 +248,8 @@ function dropPageCache() {
   try {
     fs.writeFileSync('/proc/sys/vm/drop_caches', '1');
   } catch (error) {
-    if (!dropWarned) console.warn(`note: cannot empty the page cache before uploads (${error.code ?? error.message}); W5 then depends on the order of the servers`);
+    if (!dropWarned)
+      console.warn(`note: cannot empty the page cache before uploads (${error.code ?? error.message}); W5 then depends on the order of the servers`);
     dropWarned = true;
   }
 }

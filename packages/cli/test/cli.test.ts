@@ -178,9 +178,7 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
   });
 
   it('refuses a bad plan name with one line and exit 1, changing nothing', async () => {
-    expect(await fails(dataDir, ['users', 'set-plan', 'alice@example.com', 'gold'])).toBe(
-      'plan must be one of free, plus, pro, max; got "gold"',
-    );
+    expect(await fails(dataDir, ['users', 'set-plan', 'alice@example.com', 'gold'])).toBe('plan must be one of free, plus, pro, max; got "gold"');
     expect(await fails(dataDir, ['users', 'create', 'gold@example.com', '--password', 'password-1', '--plan', 'gold'])).toContain(
       'plan must be one of free, plus, pro, max',
     );
@@ -190,12 +188,8 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
   });
 
   it('refuses a duplicate email, a short password, a bad email and an unknown user', async () => {
-    expect(await fails(dataDir, ['users', 'create', 'ALICE@example.com', '--password', 'another-password'])).toBe(
-      'An account with this email already exists',
-    );
-    expect(await fails(dataDir, ['users', 'create', 'short@example.com', '--password', 'short'])).toBe(
-      'password must be at least 8 characters',
-    );
+    expect(await fails(dataDir, ['users', 'create', 'ALICE@example.com', '--password', 'another-password'])).toBe('An account with this email already exists');
+    expect(await fails(dataDir, ['users', 'create', 'short@example.com', '--password', 'short'])).toBe('password must be at least 8 characters');
     expect(await fails(dataDir, ['users', 'create', 'not-an-email', '--password', 'password-1'])).toBe('email is not a valid address');
     expect(await fails(dataDir, ['users', 'set-plan', 'nobody@example.com', 'pro'])).toBe('no user with email nobody@example.com');
     expect(await fails(dataDir, ['keys', 'create', 'nobody@example.com'])).toBe('no user with email nobody@example.com');

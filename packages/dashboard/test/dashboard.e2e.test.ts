@@ -75,14 +75,7 @@ afterAll(async () => {
 async function launch(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
   });
 }
 
@@ -123,10 +116,7 @@ async function shoot(page: Page, name: string): Promise<void> {
 }
 
 /** A small valid PNG (2x2 pixels), so the image preview has something real to show. */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8Dwn4GBgYGJgYGBAQAi7QMBWc1IoQAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8Dwn4GBgYGJgYGBAQAi7QMBWc1IoQAAAABJRU5ErkJggg==', 'base64');
 
 function randomBytes(size: number, seed: number): Buffer {
   const bytes = Buffer.alloc(size);
@@ -232,8 +222,7 @@ describe.skipIf(skipBrowserSuites)('dashboard (end to end, Chromium)', () => {
     await uploads.getByRole('progressbar', { name: 'Upload of data.bin' }).waitFor();
     await page.getByRole('heading', { name: 'Uploads (2 of 2 done)' }).waitFor();
     for (const name of ['hello.txt', 'data.bin']) {
-      await poll(() => uploads.getByRole('progressbar', { name: `Upload of ${name}` }).getAttribute('aria-valuenow'))
-        .toBe('100');
+      await poll(() => uploads.getByRole('progressbar', { name: `Upload of ${name}` }).getAttribute('aria-valuenow')).toBe('100');
     }
     await poll(() => page.getByTestId('bucket-object-count').textContent()).toBe('2 objects');
     await page.getByRole('button', { name: 'Preview hello.txt' }).waitFor();
@@ -257,16 +246,12 @@ describe.skipIf(skipBrowserSuites)('dashboard (end to end, Chromium)', () => {
     await page.getByRole('button', { name: 'Preview pixel.png' }).click();
     const imagePreview = page.getByRole('dialog', { name: 'pixel.png' });
     await imagePreview.getByRole('img', { name: 'Preview of pixel.png' }).waitFor();
-    await poll(() => imagePreview.getByRole('img').evaluate((img) => (img as HTMLImageElement).naturalWidth))
-      .toBe(2);
+    await poll(() => imagePreview.getByRole('img').evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(2);
     await page.keyboard.press('Escape');
     await imagePreview.waitFor({ state: 'hidden' });
 
     // --- Download one and compare the bytes -----------------------------------
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      page.getByRole('link', { name: 'Download data.bin' }).click(),
-    ]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download data.bin' }).click()]);
     const downloaded = await readFile(await download.path());
     expect(downloaded.equals(data)).toBe(true);
 
@@ -380,9 +365,9 @@ describe.skipIf(skipBrowserSuites)('dashboard (end to end, Chromium)', () => {
     await page.goto(bucketPath);
     await page.getByRole('button', { name: 'Preview hello.txt' }).waitFor();
     await consoleWatch.allowing([/status of 409/], async () => {
-      await page.getByLabel('Choose files to upload').setInputFiles([
-        { name: 'too-big.bin', mimeType: 'application/octet-stream', buffer: randomBytes(STORAGE_CAP + 1000, 3) },
-      ]);
+      await page
+        .getByLabel('Choose files to upload')
+        .setInputFiles([{ name: 'too-big.bin', mimeType: 'application/octet-stream', buffer: randomBytes(STORAGE_CAP + 1000, 3) }]);
       const failed = page.getByRole('listitem', { name: 'too-big.bin' });
       await failed.getByText('Storage limit exceeded').waitFor();
       await failed.getByText('Delete files you no longer need').waitFor();

@@ -119,9 +119,12 @@ function rangeHeader(range: ByteRange): string {
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
+    // Like fetch, reject with the signal's own reason (an AbortError DOMException unless the caller gave another).
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- see above
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
       clearTimeout(timer);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- see above
       reject(signal?.reason);
     };
     const timer = setTimeout(() => {

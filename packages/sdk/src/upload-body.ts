@@ -18,14 +18,7 @@ export interface PathSource {
  * - a web `ReadableStream<Uint8Array>`, or any async iterable of bytes such as a Node `Readable`;
  * - `{ path: '/some/file' }`: a file on disk, streamed (Node only).
  */
-export type UploadBody =
-  | string
-  | ArrayBuffer
-  | ArrayBufferView
-  | Blob
-  | ReadableStream<Uint8Array>
-  | AsyncIterable<Uint8Array | string>
-  | PathSource;
+export type UploadBody = string | ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array | string> | PathSource;
 
 /**
  * In Node, fetch (undici) reads a Blob body wholly into memory before sending
@@ -96,7 +89,7 @@ async function openFile(path: string): Promise<Blob | ReadableStream<Uint8Array>
   const stats = await fs.promises.stat(path);
   if (!stats.isFile()) throw new TypeError(`Not a file: ${path}`);
   await fs.promises.access(path, fs.constants.R_OK);
-  if (typeof fs.openAsBlob === 'function') return (await fs.openAsBlob(path)) as Blob;
+  if (typeof fs.openAsBlob === 'function') return await fs.openAsBlob(path);
   return iterableToStream(fs.createReadStream(path)); // Node before 19.8
 }
 

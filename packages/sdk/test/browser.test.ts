@@ -123,7 +123,7 @@ describe.skipIf(!existsSync(CHROMIUM) || process.env.PAIL_TEST_BACKEND === 'scal
     });
     await page.goto(`${server.url}/__sdk/index.html?key=${encodeURIComponent(apiKey)}`);
     await page.waitForFunction(() => (window as unknown as { __result?: unknown }).__result !== undefined, undefined, { timeout: 20_000 });
-    const result = (await page.evaluate('window.__result')) as { steps: [string, boolean][]; failed?: string; streamUpload?: string };
+    const result = await page.evaluate<{ steps: [string, boolean][]; failed?: string; streamUpload?: string }>('window.__result');
     expect(pageErrors).toEqual([]);
     expect(result.failed).toBeUndefined();
     expect(result.steps.filter(([, ok]) => !ok).map(([name]) => name)).toEqual([]);

@@ -489,7 +489,7 @@ describe('rate limits', () => {
   function flaky(times: number, retryAfter: string | null) {
     const calls: string[] = [];
     const fetchImpl: typeof fetch = async (input, init) => {
-      calls.push(`${init?.method ?? 'GET'} ${String(input)}`);
+      calls.push(`${init?.method ?? 'GET'} ${input instanceof Request ? input.url : String(input)}`);
       if (calls.length <= times) {
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         if (retryAfter !== null) headers['retry-after'] = retryAfter;
@@ -643,7 +643,10 @@ describe.skipIf(process.env.PAIL_TEST_BACKEND === 'scaled')('the package, in a c
 
     // Without a key it says what to do instead of failing with a stack trace.
     const { PAIL_API_KEY: _unused, ...withoutKey } = process.env;
-    const failed = (await rejection(run(process.execPath, ['quickstart.mjs'], { cwd: project, env: { ...withoutKey, PAIL_URL: server.url } }))) as { stderr: string; code: number };
+    const failed = (await rejection(run(process.execPath, ['quickstart.mjs'], { cwd: project, env: { ...withoutKey, PAIL_URL: server.url } }))) as {
+      stderr: string;
+      code: number;
+    };
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('Set PAIL_API_KEY');
   }, 60_000);

@@ -38,7 +38,9 @@ export async function serve(config: Config): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Pail is serving ${config.publicUrl} (dashboard at /, API docs at /docs)`);
   if (contentHashEngine !== 'native') {
-    app.log.warn(`no @napi-rs/blake-hash binary for ${process.platform}-${process.arch}: uploads are hashed by the WebAssembly BLAKE3, several times slower (see the README)`);
+    app.log.warn(
+      `no @napi-rs/blake-hash binary for ${process.platform}-${process.arch}: uploads are hashed by the WebAssembly BLAKE3, several times slower (see the README)`,
+    );
   }
 }
 

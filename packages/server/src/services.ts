@@ -62,7 +62,12 @@ export async function openServices(config: Config, onError: (error: unknown, wha
  * one process on SQLite, or instances sharing epochs in Redis. A command
  * (the CLI) keeps none, but announces its changes the same way.
  */
-function cachesFor(config: Config, database: OpenDatabase, redis: Redis | undefined, options: { serving: boolean; onError: (error: unknown, what: string) => void }): Caches {
+function cachesFor(
+  config: Config,
+  database: OpenDatabase,
+  redis: Redis | undefined,
+  options: { serving: boolean; onError: (error: unknown, what: string) => void },
+): Caches {
   const shared = database.dialect === 'postgres' && redis ? new SharedEpochs(redis, config.redisKeyPrefix) : null;
   return new Caches({
     db: database.dialect === 'sqlite' ? database.db : null,

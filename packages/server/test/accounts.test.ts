@@ -121,7 +121,16 @@ describe('signup', () => {
   });
 
   it('refuses missing or malformed input with 400 {error}', async () => {
-    for (const body of [{}, { email: email() }, { password: 'long enough' }, { email: 'not-an-email', password: 'long enough' }, { email: 42, password: 'long enough' }, { email: email(), password: 12345678 }, '{not json', '[1,2]']) {
+    for (const body of [
+      {},
+      { email: email() },
+      { password: 'long enough' },
+      { email: 'not-an-email', password: 'long enough' },
+      { email: 42, password: 'long enough' },
+      { email: email(), password: 12345678 },
+      '{not json',
+      '[1,2]',
+    ]) {
       const response = await post('/api/auth/signup', body);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(typeof (await json(response)).error).toBe('string');
@@ -192,14 +201,22 @@ describe('me', () => {
     const user = await signUp(server.url);
     const dev = devApi(server.url, user);
     const bucket = (await json(await dev('', { method: 'POST', body: JSON.stringify({ name: 'usage' }) }))).data;
-    expect((await dev(`/${bucket.id}/files/a.bin`, { method: 'PUT', body: new Uint8Array(1234), headers: { 'content-type': 'application/octet-stream' } })).status).toBe(201);
+    expect(
+      (await dev(`/${bucket.id}/files/a.bin`, { method: 'PUT', body: new Uint8Array(1234), headers: { 'content-type': 'application/octet-stream' } })).status,
+    ).toBe(201);
     const body = await json(await me({ authorization: `Bearer ${user.token}` }));
     expect(body.data.storage_used_bytes).toBe(1234);
   });
 
   it('is 401 Unauthorized without a session, or with an API key', async () => {
     const user = await signUp(server.url);
-    for (const headers of [{}, { 'x-api-key': user.apiKey }, { authorization: `Bearer ${user.apiKey}` }, { authorization: 'Bearer nonsense' }, { cookie: 'pail_session=nonsense' }] as Array<Record<string, string>>) {
+    for (const headers of [
+      {},
+      { 'x-api-key': user.apiKey },
+      { authorization: `Bearer ${user.apiKey}` },
+      { authorization: 'Bearer nonsense' },
+      { cookie: 'pail_session=nonsense' },
+    ] as Array<Record<string, string>>) {
       const response = await me(headers);
       expect(response.status, JSON.stringify(headers)).toBe(401);
       expect((await json(response)).error).toBe('Unauthorized');
@@ -255,7 +272,11 @@ describe('logout', () => {
     const user = await signUp(server.url);
     const { sid } = JSON.parse(Buffer.from(user.token.split('.')[1]!, 'base64url').toString('utf8')) as { sid: string };
     expect(typeof sid).toBe('string');
-    await server.app.pail.db.updateTable('sessions').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', sid).execute();
+    await server.app.pail.db
+      .updateTable('sessions')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', sid)
+      .execute();
     for (const headers of [{ authorization: `Bearer ${user.token}` }, { cookie: user.cookie }] as Array<Record<string, string>>) {
       expect((await me(headers)).status).toBe(401);
       expect((await fetch(`${server.url}/api/buckets`, { headers })).status).toBe(401);
@@ -304,9 +325,17 @@ describe('the session cookie', () => {
 
     it('is Secure, HttpOnly and SameSite=Lax on signup and on login', async () => {
       const address = email();
-      const signup = await fetch(`${url}/api/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: address, password: 'long enough' }) });
+      const signup = await fetch(`${url}/api/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: address, password: 'long enough' }),
+      });
       expect(signup.status).toBe(201);
-      const login = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: address, password: 'long enough' }) });
+      const login = await fetch(`${url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: address, password: 'long enough' }),
+      });
       expect(login.status).toBe(200);
       for (const response of [signup, login]) {
         const cookie = sessionCookie(response)!;
@@ -317,10 +346,18 @@ describe('the session cookie', () => {
     });
 
     it('accepts cookie writes whose Origin is the public URL, and refuses others', async () => {
-      const signup = await fetch(`${url}/api/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: email(), password: 'long enough' }) });
+      const signup = await fetch(`${url}/api/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: email(), password: 'long enough' }),
+      });
       const cookie = `pail_session=${sessionCookie(signup)!.value}`;
       const create = (origin: string) =>
-        fetch(`${url}/api/buckets`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: JSON.stringify({ name: `b-${randomUUID().slice(0, 8)}` }) });
+        fetch(`${url}/api/buckets`, {
+          method: 'POST',
+          headers: { cookie, origin, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `b-${randomUUID().slice(0, 8)}` }),
+        });
       expect((await create('https://pail.example.com')).status).toBe(201);
       const refused = await create('http://pail.example.com');
       expect(refused.status).toBe(403);
@@ -342,7 +379,11 @@ describe('closed signup (SIGNUP=closed)', () => {
   });
 
   it('refuses signup with 403 {error} and sets no cookie', async () => {
-    const response = await fetch(`${closed.url}/api/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: email(), password: 'long enough' }) });
+    const response = await fetch(`${closed.url}/api/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: email(), password: 'long enough' }),
+    });
     expect(response.status).toBe(403);
     expect(typeof (await json(response)).error).toBe('string');
     expect(response.headers.getSetCookie()).toEqual([]);
@@ -351,7 +392,11 @@ describe('closed signup (SIGNUP=closed)', () => {
   it('still lets an operator-made user log in', async () => {
     const address = email();
     await createUser(closed.app.pail.db, { email: address, password: 'made by operator' });
-    const response = await fetch(`${closed.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: address, password: 'made by operator' }) });
+    const response = await fetch(`${closed.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: address, password: 'made by operator' }),
+    });
     expect(response.status).toBe(200);
     expect((await json(response)).data.user.email).toBe(address);
   });
@@ -494,7 +539,9 @@ describe('API keys (/api/keys)', () => {
     const [own] = (await json(await keys(user.token))).data;
     for (const headers of [{}, { 'x-api-key': user.apiKey }, { authorization: `Bearer ${user.apiKey}` }] as Array<Record<string, string>>) {
       expect((await fetch(`${server.url}/api/keys`, { headers })).status).toBe(401);
-      expect((await fetch(`${server.url}/api/keys`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+      expect((await fetch(`${server.url}/api/keys`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' })).status).toBe(
+        401,
+      );
       expect((await fetch(`${server.url}/api/keys/${own.id}`, { method: 'DELETE', headers })).status).toBe(401);
     }
     expect((await devApi(server.url, user)('')).status).toBe(200);
@@ -504,11 +551,15 @@ describe('API keys (/api/keys)', () => {
     const user = await signUp(server.url);
     const list = await fetch(`${server.url}/api/keys`, { headers: { cookie: user.cookie } });
     expect(list.status).toBe(200);
-    const created = await fetch(`${server.url}/api/keys`, { method: 'POST', headers: { cookie: user.cookie, origin: server.url, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'from dashboard' }) });
+    const created = await fetch(`${server.url}/api/keys`, {
+      method: 'POST',
+      headers: { cookie: user.cookie, origin: server.url, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'from dashboard' }),
+    });
     expect(created.status).toBe(201);
   });
 
-  it('a key acts for its owner: it sees only the owner\'s buckets', async () => {
+  it("a key acts for its owner: it sees only the owner's buckets", async () => {
     const a = await signUp(server.url);
     const b = await signUp(server.url);
     const bucket = (await json(await devApi(server.url, a)('', { method: 'POST', body: JSON.stringify({ name: 'owned-by-a' }) }))).data;

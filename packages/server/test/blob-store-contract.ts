@@ -246,9 +246,7 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
 
       it('a rejected put keeps the previous bytes under the key', async () => {
         await putBytes('s/keep', Buffer.from('old'));
-        await expect(store.put('s/keep', chunked(randomBytes(5000), 100), { maxBytes: 1000 })).rejects.toBeInstanceOf(
-          BlobTooLargeError,
-        );
+        await expect(store.put('s/keep', chunked(randomBytes(5000), 100), { maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);
         await expect(store.put('s/keep', failingAfter(3000, new Error('boom')))).rejects.toThrow('boom');
         expect((await store.read('s/keep')).toString()).toBe('old');
       });

@@ -277,9 +277,7 @@ describe('S3BlobStore specifics (s3rver)', () => {
     const { store, cleanup } = await makeS3Store();
     try {
       const commands = recordCommands(store);
-      const error = await store
-        .put('big/too-large', chunked(randomBytes(20 * MiB), 256 * 1024), { maxBytes: 12 * MiB })
-        .catch((e: unknown) => e);
+      const error = await store.put('big/too-large', chunked(randomBytes(20 * MiB), 256 * 1024), { maxBytes: 12 * MiB }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BlobTooLargeError);
       expect(commands).toContain('CreateMultipartUploadCommand');
       expect(commands).toContain('AbortMultipartUploadCommand');

@@ -99,11 +99,9 @@ describe('which credential opens the Client API', () => {
   });
 
   it('does not let a session token or cookie open the Developer API', async () => {
-    for (const headers of [
-      { authorization: `Bearer ${alice.token}` },
-      { 'x-api-key': alice.token },
-      { cookie: alice.cookie },
-    ] as Array<Record<string, string>>) {
+    for (const headers of [{ authorization: `Bearer ${alice.token}` }, { 'x-api-key': alice.token }, { cookie: alice.cookie }] as Array<
+      Record<string, string>
+    >) {
       const response = await fetch(`${server.url}/api/v1/buckets`, { headers });
       expect(response.status).toBe(401);
       expect((await json(response)).error).toBe('Unauthorized');
@@ -142,7 +140,14 @@ describe.each(['token', 'cookie'] as const)('buckets through the Client API (%s)
   });
 
   it('POST /api/buckets refuses bad input with 400 {error} and a duplicate with 409', async () => {
-    for (const body of [{}, { name: 'ab' }, { name: 'Upper-Case' }, { name: 'ok-name', visibility: 'secret' }, { name: 'ok-name', public: 'yes' }, { name: 'ok-name', visibility: 'public', public: false }]) {
+    for (const body of [
+      {},
+      { name: 'ab' },
+      { name: 'Upper-Case' },
+      { name: 'ok-name', visibility: 'secret' },
+      { name: 'ok-name', public: 'yes' },
+      { name: 'ok-name', visibility: 'public', public: false },
+    ]) {
       const response = await api()('', { method: 'POST', body: JSON.stringify(body) });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(typeof (await json(response)).error).toBe('string');
@@ -321,7 +326,11 @@ describe.each(['token', 'cookie'] as const)('files through the Client API (%s)',
     const head = await api()(`/${bucket.id}/files/notes.txt`, { method: 'HEAD' });
     expect(head.headers.get('content-type')).toMatch(/^text\/plain/);
 
-    const empty = await api()(`/${bucket.id}/files/empty.bin`, { method: 'PUT', body: new Uint8Array(0), headers: { 'content-type': 'application/octet-stream' } });
+    const empty = await api()(`/${bucket.id}/files/empty.bin`, {
+      method: 'PUT',
+      body: new Uint8Array(0),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     expect(empty.status).toBe(201);
     expect(await json(empty)).toEqual({ data: { filename: 'empty.bin', size: 0, updated: false } });
     const got = await api()(`/${bucket.id}/files/empty.bin`);
@@ -458,11 +467,19 @@ describe('the Client API and the Developer API are one implementation', () => {
     const dev = devApi(server.url, alice);
     const viaClient = await createBucket(client, 'same-messages-a');
     const viaDev = await createBucket(client, 'same-messages-b');
-    for (const [api, id] of [[client, viaClient.id], [dev, viaDev.id]] as const) {
+    for (const [api, id] of [
+      [client, viaClient.id],
+      [dev, viaDev.id],
+    ] as const) {
       await api(`/${id}/files/f.txt`, { method: 'PUT', body: 'f', headers: { 'content-type': 'text/plain' } });
     }
     const results = await Promise.all(
-      ([[client, viaClient.id], [dev, viaDev.id]] as const).map(async ([api, id]) => {
+      (
+        [
+          [client, viaClient.id],
+          [dev, viaDev.id],
+        ] as const
+      ).map(async ([api, id]) => {
         const visibility = await json(await api(`/${id}/visibility`, { method: 'POST', body: JSON.stringify({ visibility: 'public' }) }));
         const deleteFile = await json(await api(`/${id}/files/f.txt`, { method: 'DELETE' }));
         const deleteBucket = await json(await api(`/${id}`, { method: 'DELETE' }));
@@ -532,7 +549,11 @@ describe('CSRF: cookie-authenticated writes from another origin are refused', ()
 
   it('refuses cross-site key management and logout by cookie too', async () => {
     const headers = { cookie: alice.cookie, origin: 'https://evil.example' };
-    const create = await fetch(`${server.url}/api/keys`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'stolen' }) });
+    const create = await fetch(`${server.url}/api/keys`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'stolen' }),
+    });
     expect(create.status).toBe(403);
     expect((await json(create)).error).toBe('Cross-site request refused');
     const keys = await json(await fetch(`${server.url}/api/keys`, { headers: { authorization: `Bearer ${alice.token}` } }));

@@ -187,7 +187,7 @@ describe('authentication', () => {
       ['DELETE', `/api/v1/buckets/${bucket.id}/files/x.txt/delete`],
     ];
     for (const [method, path] of paths) {
-      for (const headers of [{}, { 'x-api-key': 'pail_wrong' }, { authorization: 'Bearer nonsense' }]) {
+      for (const headers of [{}, { 'x-api-key': 'pail_wrong' }, { authorization: 'Bearer nonsense' }] as Array<Record<string, string>>) {
         const response = await fetch(`${server.url}${path}`, { method, headers });
         expect(response.status, `${method} ${path}`).toBe(401);
         if (method !== 'HEAD') expect(await json(response)).toMatchObject({ error: 'Unauthorized' });
@@ -301,7 +301,7 @@ describe('public buckets', () => {
 });
 
 describe('create bucket validation', () => {
-  it.each([
+  it.each<[body: object, what: string]>([
     [{}, 'missing name'],
     [{ name: 'ab' }, 'too short'],
     [{ name: 'a'.repeat(41) }, 'too long'],
@@ -322,7 +322,7 @@ describe('create bucket validation', () => {
     expect(parsed.error.length).toBeGreaterThan(0);
   });
 
-  it('says what is wrong, in the contract\'s words', async () => {
+  it("says what is wrong, in the contract's words", async () => {
     const cases: [unknown, string][] = [
       [{}, 'Bucket name is required'],
       [{ name: 42 }, 'Bucket name must be a string'],

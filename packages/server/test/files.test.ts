@@ -88,7 +88,7 @@ async function listAll(bucket: number, query = '') {
 describe('filenames', () => {
   it('accepts unicode, spaces and 255-byte names, and lists them as given', async () => {
     const bucket = await newBucket();
-    const names = ['résumé final.pdf', '日本語.txt', 'a'.repeat(255), 'with%percent', 'emoji-😀.png', "quote'\"s", 'plus+and&amp'];
+    const names = ['résumé final.pdf', '日本語.txt', 'a'.repeat(255), 'with%percent', 'emoji-😀.png', 'quote\'"s', 'plus+and&amp'];
     for (const name of names) {
       const response = await put(bucket, name, 'x', { 'content-type': 'text/plain' });
       expect(response.status, name).toBe(201);
@@ -336,7 +336,11 @@ describe('storage cap', () => {
 
   it('409 names the plan and its cap; the previous version stays whole', async () => {
     const u = await signUp(capped.url);
-    const bucketRes = await fetch(`${capped.url}/api/v1/buckets`, { method: 'POST', headers: { 'x-api-key': u.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'cap' }) });
+    const bucketRes = await fetch(`${capped.url}/api/v1/buckets`, {
+      method: 'POST',
+      headers: { 'x-api-key': u.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'cap' }),
+    });
     const id = (await json(bucketRes)).data.id;
     const url = (name: string) => `${capped.url}/api/v1/buckets/${id}/files/${name}`;
     const first = randomBytes(60000);
@@ -358,7 +362,11 @@ describe('storage cap', () => {
     const u = await signUp(capped.url);
     const ids: number[] = [];
     for (const name of ['race-a', 'race-b']) {
-      const res = await fetch(`${capped.url}/api/v1/buckets`, { method: 'POST', headers: { 'x-api-key': u.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+      const res = await fetch(`${capped.url}/api/v1/buckets`, {
+        method: 'POST',
+        headers: { 'x-api-key': u.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      });
       ids.push((await json(res)).data.id);
     }
     // Each 15000 bytes: at most 6 fit in 100000.
@@ -455,9 +463,7 @@ describe('racing writes to one file', () => {
     const bucket = await newBucket();
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
-        i % 3 === 1
-          ? fetch(api(`/${bucket}/files/contested.bin`), { method: 'DELETE', headers: auth() })
-          : put(bucket, 'contested.bin', randomBytes(100 + i)),
+        i % 3 === 1 ? fetch(api(`/${bucket}/files/contested.bin`), { method: 'DELETE', headers: auth() }) : put(bucket, 'contested.bin', randomBytes(100 + i)),
       ),
     );
     for (const response of results) expect([200, 201, 404]).toContain(response.status);
@@ -470,7 +476,7 @@ describe('racing writes to one file', () => {
 });
 
 describe('where the bytes of small and large files live', () => {
-  async function upload(via: 'put' | 'multipart', bucket: number, name: string, bytes: Buffer) {
+  async function upload(via: 'put' | 'multipart', bucket: number, name: string, bytes: Buffer<ArrayBuffer>) {
     if (via === 'put') return put(bucket, name, bytes);
     const form = new FormData();
     form.append('file', new Blob([bytes]), name);
@@ -490,7 +496,10 @@ describe('where the bytes of small and large files live', () => {
       expect(await inlineKeys(`${storageName}/`)).toEqual([key('small.bin')]);
       expect(await blobKeys(`${storageName}/`)).toEqual([key('large.bin')]);
 
-      for (const [name, bytes] of [['small.bin', small], ['large.bin', large]] as const) {
+      for (const [name, bytes] of [
+        ['small.bin', small],
+        ['large.bin', large],
+      ] as const) {
         const response = await fetch(api(`/${bucket}/files/${name}`), { headers: auth() });
         expect(response.status).toBe(200);
         expect(response.headers.get('content-length')).toBe(String(bytes.length));
@@ -545,7 +554,11 @@ describe('where the bytes of small and large files live', () => {
       let target = await startTestServer({ dataDir });
       const owner = await signUp(target.url);
       const headers = { 'x-api-key': owner.apiKey };
-      const bucketId = (await json(await fetch(`${target.url}/api/v1/buckets`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"name":"kept"}' }))).data.id;
+      const bucketId = (
+        await json(
+          await fetch(`${target.url}/api/v1/buckets`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"name":"kept"}' }),
+        )
+      ).data.id;
       const bytes = randomBytes(4096);
       expect((await fetch(`${target.url}/api/v1/buckets/${bucketId}/files/k.bin`, { method: 'PUT', headers, body: bytes })).status).toBe(201);
       await target.close();

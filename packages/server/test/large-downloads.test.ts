@@ -41,7 +41,13 @@ afterAll(() => server.close());
  */
 function download(headers: Record<string, string>, stallMs: number): Promise<{ status: number; body: Buffer }> {
   const url = new URL(fileUrl);
-  const head = [`GET ${url.pathname} HTTP/1.1`, `host: ${url.host}`, `x-api-key: ${user.apiKey}`, 'connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const head = [
+    `GET ${url.pathname} HTTP/1.1`,
+    `host: ${url.host}`,
+    `x-api-key: ${user.apiKey}`,
+    'connection: close',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(url.port), url.hostname, () => socket.write(`${head.join('\r\n')}\r\n\r\n`));
     const chunks: Buffer[] = [];

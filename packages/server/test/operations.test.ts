@@ -54,7 +54,11 @@ describe('server errors', () => {
     if (server.config.blob.kind !== 'fs') throw new Error('expected the filesystem store');
     const user = await signUp(server.url);
     const headers = { 'x-api-key': user.apiKey };
-    const bucket = (await json(await fetch(`${server.url}/api/v1/buckets`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"name":"broken"}' }))).data.id;
+    const bucket = (
+      await json(
+        await fetch(`${server.url}/api/v1/buckets`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"name":"broken"}' }),
+      )
+    ).data.id;
     // Over INLINE_MAX_BYTES (64 KiB), so the bytes are a file in the blob store.
     await fetch(`${server.url}/api/v1/buckets/${bucket}/files/lost.txt`, { method: 'PUT', headers, body: 'b'.repeat(64 * 1024 + 1) });
     const object = (await json(await fetch(`${server.url}/api/v1/buckets/${bucket}/files`, { headers }))).data[0];

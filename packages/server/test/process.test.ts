@@ -44,7 +44,11 @@ describe('crash safety', () => {
     const env = { DATA_DIR: dataDir };
     let server = await spawnServer(env);
     const user: TestUser = await signUp(server.url);
-    const bucketRes = await fetch(`${server.url}/api/v1/buckets`, { method: 'POST', headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' }, body: '{"name":"crash"}' });
+    const bucketRes = await fetch(`${server.url}/api/v1/buckets`, {
+      method: 'POST',
+      headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' },
+      body: '{"name":"crash"}',
+    });
     const bucket = (await json(bucketRes)).data.id;
     const original = randomBytes(100_000);
     const put = await fetch(`${server.url}/api/v1/buckets/${bucket}/files/keep.bin`, { method: 'PUT', headers: { 'x-api-key': user.apiKey }, body: original });
@@ -88,7 +92,11 @@ describe('graceful shutdown', () => {
   it('SIGTERM lets an upload in flight finish, then the process exits 0', async () => {
     const server = await spawnServer({ DATA_DIR: await mkdtemp(path.join(os.tmpdir(), 'pail-graceful-')) });
     const user = await signUp(server.url);
-    const bucketRes = await fetch(`${server.url}/api/v1/buckets`, { method: 'POST', headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' }, body: '{"name":"graceful"}' });
+    const bucketRes = await fetch(`${server.url}/api/v1/buckets`, {
+      method: 'POST',
+      headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' },
+      body: '{"name":"graceful"}',
+    });
     const bucket = (await json(bucketRes)).data.id;
     const first = randomBytes(1_000_000);
     const second = randomBytes(1_000_000);

@@ -173,7 +173,10 @@ describe('Developer API budgets per user, with small configured limits', () => {
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(limits.free);
     expect(statuses.filter((s) => s === 429)).toHaveLength(3 * limits.free);
-    const remaining = responses.filter((r) => r.status === 200).map((r) => budget(r).remaining).sort((a, b) => a - b);
+    const remaining = responses
+      .filter((r) => r.status === 200)
+      .map((r) => budget(r).remaining)
+      .sort((a, b) => a - b);
     expect(remaining).toEqual(Array.from({ length: limits.free }, (_, i) => i));
     await Promise.all(responses.map((r) => r.arrayBuffer()));
   });
@@ -494,12 +497,24 @@ describe('configuration', () => {
   });
 
   it('plan limits, PUBLIC_RATE_LIMIT and LOGIN_RATE_LIMIT are configurable and checked', () => {
-    const config = loadConfig({ PLAN_FREE_RATE_LIMIT: '1', PLAN_PLUS_RATE_LIMIT: '2', PLAN_PRO_RATE_LIMIT: '3', PLAN_MAX_RATE_LIMIT: '4', PUBLIC_RATE_LIMIT: '5', LOGIN_RATE_LIMIT: '6' });
+    const config = loadConfig({
+      PLAN_FREE_RATE_LIMIT: '1',
+      PLAN_PLUS_RATE_LIMIT: '2',
+      PLAN_PRO_RATE_LIMIT: '3',
+      PLAN_MAX_RATE_LIMIT: '4',
+      PUBLIC_RATE_LIMIT: '5',
+      LOGIN_RATE_LIMIT: '6',
+    });
     expect(Object.fromEntries(Object.entries(config.plans).map(([plan, l]) => [plan, l.ratePerMinute]))).toEqual({ free: 1, plus: 2, pro: 3, max: 4 });
     expect(config.publicRateLimit).toBe(5);
     expect(config.loginRateLimit).toBe(6);
     const defaults = loadConfig({});
-    expect(Object.fromEntries(Object.entries(defaults.plans).map(([plan, l]) => [plan, l.ratePerMinute]))).toEqual({ free: 100, plus: 200, pro: 500, max: 1500 });
+    expect(Object.fromEntries(Object.entries(defaults.plans).map(([plan, l]) => [plan, l.ratePerMinute]))).toEqual({
+      free: 100,
+      plus: 200,
+      pro: 500,
+      max: 1500,
+    });
     expect(defaults.publicRateLimit).toBe(600);
     expect(defaults.loginRateLimit).toBe(10);
     for (const name of ['PLAN_FREE_RATE_LIMIT', 'PLAN_MAX_RATE_LIMIT', 'PUBLIC_RATE_LIMIT', 'LOGIN_RATE_LIMIT']) {

@@ -151,7 +151,12 @@ describe('SqliteWriter (group commit on a real database)', () => {
     for (let round = 0; round < 500; round++) {
       await Promise.all(Array.from({ length: 50 }, () => writer.write((sqlite) => sqlite.prepare('insert into filler (bytes) values (?)').run(blob))));
     }
-    expect((await database.db.selectFrom('filler' as never).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()) as unknown).toEqual({ n: 25_000 });
+    expect(
+      (await database.db
+        .selectFrom('filler' as never)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()) as unknown,
+    ).toEqual({ n: 25_000 });
     const wal = await stat(path.join(dir, 'pail.db-wal'));
     // The log file is as long as the longest the log has been: its bound plus
     // what commits wrote before the next checkpoint report (every 200 ms), a

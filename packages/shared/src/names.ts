@@ -21,6 +21,7 @@ const MAX_FILENAME_BYTES = 255;
 // C0 controls, DEL and C1 controls.
 // Half of a UTF-16 surrogate pair cannot be encoded as UTF-8.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// eslint-disable-next-line no-control-regex -- matching control characters is the rule's whole point
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 
 export function filenameProblem(filename: unknown): string | null {

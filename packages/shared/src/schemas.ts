@@ -36,10 +36,7 @@ export const BucketObjectSchema = Type.Object(
 );
 export type BucketObject = Static<typeof BucketObjectSchema>;
 
-export const UploadResultSchema = Type.Object(
-  { filename: Type.String(), size: Type.Integer(), updated: Type.Boolean() },
-  { title: 'UploadResult' },
-);
+export const UploadResultSchema = Type.Object({ filename: Type.String(), size: Type.Integer(), updated: Type.Boolean() }, { title: 'UploadResult' });
 export type UploadResult = Static<typeof UploadResultSchema>;
 
 export const UserSchema = Type.Object(

@@ -17,9 +17,6 @@ export function registerGcCommand(program: Command): void {
     .action(async (options: { grace?: number }) => {
       const { collectGarbage } = await server();
       const report = await withDatabase(async (ctx) => collectGarbage(await ctx.openStorage(), options.grace ?? ctx.config.gcGraceSeconds));
-      print(
-        `Removed ${plural(report.orphansRemoved, 'orphaned blob')}; ` +
-          `finished ${plural(report.bucketsPurged, 'interrupted bucket deletion')}.`,
-      );
+      print(`Removed ${plural(report.orphansRemoved, 'orphaned blob')}; ` + `finished ${plural(report.bucketsPurged, 'interrupted bucket deletion')}.`);
     });
 }

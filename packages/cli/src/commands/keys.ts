@@ -13,7 +13,7 @@ export function registerKeyCommands(program: Command): void {
   keys
     .command('create')
     .description('create an API key for a user and print it (the only time it is shown)')
-    .argument('<email>', 'the owner\'s email address')
+    .argument('<email>', "the owner's email address")
     .option('-n, --name <name>', 'a name to recognise the key by (default: "API key")')
     .option('--json', 'print JSON: {id, name, prefix, key, created_at}')
     .addHelpText('after', '\nExamples:\n  $ pail keys create alice@example.com --name ci\n  $ pail keys create alice@example.com --json')
@@ -32,7 +32,7 @@ export function registerKeyCommands(program: Command): void {
   keys
     .command('list')
     .description("list a user's live API keys (never the secrets)")
-    .argument('<email>', 'the owner\'s email address')
+    .argument('<email>', "the owner's email address")
     .option('--json', 'print JSON (the same objects as GET /api/keys)')
     .addHelpText('after', '\nExample:\n  $ pail keys list alice@example.com')
     .action(async (email: string, options: { json?: boolean }) => {
@@ -52,7 +52,7 @@ export function registerKeyCommands(program: Command): void {
   keys
     .command('revoke')
     .description('revoke an API key: from then on it gets 401')
-    .argument('<email>', 'the owner\'s email address')
+    .argument('<email>', "the owner's email address")
     .argument('<key-id>', 'the key\'s id (see "pail keys list")', positiveId)
     .addHelpText('after', '\nExample:\n  $ pail keys revoke alice@example.com 3')
     .action(async (email: string, keyId: number) => {

@@ -37,7 +37,7 @@ export function registerUserCommands(program: Command): void {
   users
     .command('create')
     .description('create a user account (for example when signup is closed)')
-    .argument('<email>', 'the new user\'s email address')
+    .argument('<email>', "the new user's email address")
     .option('-p, --password <password>', 'the password (at least 8 characters); default: read from stdin when piped, else generated and printed once')
     .option('--plan <plan>', `the plan: ${PLAN_LIST} (default: free)`)
     .addHelpText(
@@ -84,7 +84,7 @@ export function registerUserCommands(program: Command): void {
   users
     .command('set-plan')
     .description(`change a user's plan (${PLAN_LIST})`)
-    .argument('<email>', 'the user\'s email address')
+    .argument('<email>', "the user's email address")
     .argument('<plan>', `the new plan: ${PLAN_LIST}`)
     .addHelpText('after', '\nExample:\n  $ pail users set-plan alice@example.com pro')
     .action(async (email: string, plan: string) => {

@@ -35,11 +35,7 @@ export interface ListFilesParams {
   cursor?: string | null;
 }
 
-export async function listFiles(
-  bucketId: number,
-  params: ListFilesParams,
-  signal?: AbortSignal,
-): Promise<ListFilesResponse> {
+export async function listFiles(bucketId: number, params: ListFilesParams, signal?: AbortSignal): Promise<ListFilesResponse> {
   const query = new URLSearchParams();
   if (params.prefix) query.set('prefix', params.prefix);
   if (params.limit) query.set('limit', String(params.limit));

@@ -17,11 +17,7 @@ export class UploadCancelled extends Error {
   }
 }
 
-export function uploadFile(
-  bucketId: number,
-  file: File,
-  onProgress: (loaded: number, total: number) => void,
-): UploadHandle {
+export function uploadFile(bucketId: number, file: File, onProgress: (loaded: number, total: number) => void): UploadHandle {
   const xhr = new XMLHttpRequest();
   const promise = new Promise<UploadResult>((resolve, reject) => {
     xhr.open('POST', `/api/buckets/${bucketId}/files`);

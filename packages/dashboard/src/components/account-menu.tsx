@@ -73,7 +73,7 @@ export function AccountMenu() {
           <span className="account-panel-email">{user.email}</span>
           <span className="plan-pill">{user.plan} plan</span>
         </div>
-        <button type="button" className="account-item" onClick={logOut} disabled={busy}>
+        <button type="button" className="account-item" onClick={() => void logOut()} disabled={busy}>
           {busy ? <Spinner size={16} /> : <Icon name="logout" />}
           Log out
         </button>

@@ -46,7 +46,7 @@ export function ConfirmDialog({ open, title, children, confirmLabel, onConfirm, 
           <button type="button" className="btn btn-secondary" onClick={close} disabled={busy}>
             Cancel
           </button>
-          <button type="button" className="btn btn-danger" onClick={confirm} disabled={busy}>
+          <button type="button" className="btn btn-danger" onClick={() => void confirm()} disabled={busy}>
             {busy ? <Spinner size={16} /> : null}
             {confirmLabel}
           </button>

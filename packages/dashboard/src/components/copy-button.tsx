@@ -33,7 +33,7 @@ export function CopyButton({ text, label, children, className = 'btn btn-seconda
   };
 
   return (
-    <button type="button" className={`${className}${children ? '' : ' btn-icon'}`} aria-label={label} title={label} onClick={copy}>
+    <button type="button" className={`${className}${children ? '' : ' btn-icon'}`} aria-label={label} title={label} onClick={() => void copy()}>
       <Icon name={copied ? 'check' : 'copy'} />
       {children ? <span>{copied ? 'Copied' : children}</span> : null}
     </button>

@@ -52,17 +52,7 @@ export function AppLayout({ path, children }: { path: string; children: ReactNod
   );
 }
 
-export function PageHeader({
-  title,
-  description,
-  actions,
-  eyebrow,
-}: {
-  title: ReactNode;
-  description?: ReactNode;
-  actions?: ReactNode;
-  eyebrow?: ReactNode;
-}) {
+export function PageHeader({ title, description, actions, eyebrow }: { title: ReactNode; description?: ReactNode; actions?: ReactNode; eyebrow?: ReactNode }) {
   return (
     <div className="page-header">
       <div className="page-header-text">

@@ -7,15 +7,7 @@ type LinkProps = AnchorHTMLAttributes<HTMLAnchorElement> & { to: string };
 export function Link({ to, onClick, ...rest }: LinkProps) {
   const handleClick = (event: MouseEvent<HTMLAnchorElement>) => {
     onClick?.(event);
-    if (
-      event.defaultPrevented ||
-      event.button !== 0 ||
-      event.metaKey ||
-      event.ctrlKey ||
-      event.shiftKey ||
-      event.altKey ||
-      rest.target === '_blank'
-    ) {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey || rest.target === '_blank') {
       return;
     }
     event.preventDefault();

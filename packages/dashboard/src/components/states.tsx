@@ -15,17 +15,7 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
   );
 }
 
-export function EmptyState({
-  icon,
-  title,
-  children,
-  action,
-}: {
-  icon: IconName;
-  title: string;
-  children?: ReactNode;
-  action?: ReactNode;
-}) {
+export function EmptyState({ icon, title, children, action }: { icon: IconName; title: string; children?: ReactNode; action?: ReactNode }) {
   return (
     <div className="state state-empty">
       <div className="state-icon">

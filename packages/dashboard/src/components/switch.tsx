@@ -10,15 +10,7 @@ interface SwitchProps {
 /** An on/off control announced as a switch (role="switch", aria-checked). */
 export function Switch({ checked, onChange, label, disabled, text }: SwitchProps) {
   return (
-    <button
-      type="button"
-      role="switch"
-      aria-checked={checked}
-      aria-label={label}
-      className="switch"
-      disabled={disabled}
-      onClick={() => onChange(!checked)}
-    >
+    <button type="button" role="switch" aria-checked={checked} aria-label={label} className="switch" disabled={disabled} onClick={() => onChange(!checked)}>
       <span className="switch-track" aria-hidden="true">
         <span className="switch-thumb" />
       </span>

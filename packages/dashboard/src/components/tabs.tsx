@@ -60,13 +60,7 @@ export function Tabs({ tabs, selected, onSelect, label }: TabsProps) {
       </div>
       {tabs.map((tab) =>
         tab.id === selected ? (
-          <div
-            key={tab.id}
-            role="tabpanel"
-            id={`${base}-panel-${tab.id}`}
-            aria-labelledby={`${base}-tab-${tab.id}`}
-            className="tab-panel"
-          >
+          <div key={tab.id} role="tabpanel" id={`${base}-panel-${tab.id}`} aria-labelledby={`${base}-tab-${tab.id}`} className="tab-panel">
             {tab.content}
           </div>
         ) : null,

@@ -18,9 +18,9 @@ interface SessionValue {
   user: User | null;
   /** Set when the session ended on its own (expired or revoked elsewhere). */
   expired: boolean;
-  signIn(user: User): void;
-  signOut(): Promise<void>;
-  refreshUser(): Promise<void>;
+  signIn: (user: User) => void;
+  signOut: () => Promise<void>;
+  refreshUser: () => Promise<void>;
 }
 
 const SessionContext = createContext<SessionValue | null>(null);
@@ -103,10 +103,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     }
   }, []);
 
-  const value = useMemo(
-    () => ({ status, user, expired, signIn, signOut, refreshUser }),
-    [status, user, expired, signIn, signOut, refreshUser],
-  );
+  const value = useMemo(() => ({ status, user, expired, signIn, signOut, refreshUser }), [status, user, expired, signIn, signOut, refreshUser]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 

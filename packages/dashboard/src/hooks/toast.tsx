@@ -9,7 +9,7 @@ interface Toast {
 }
 
 interface ToastValue {
-  notify(message: string, tone?: ToastTone): void;
+  notify: (message: string, tone?: ToastTone) => void;
 }
 
 const ToastContext = createContext<ToastValue | null>(null);

@@ -49,6 +49,7 @@ export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: Dep
         if (!controller.signal.aborted) setRunning(false);
       });
     return () => controller.abort();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the caller's deps, checked at each useAsync call (additionalHooks), plus tick
   }, [...deps, tick]);
 
   const reload = useCallback(() => setTick((t) => t + 1), []);

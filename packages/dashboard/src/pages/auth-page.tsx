@@ -70,24 +70,14 @@ export function AuthPage({ mode }: { mode: Mode }) {
         <h1 className="auth-title" tabIndex={-1}>
           {isSignup ? 'Create your account' : 'Log in to Pail'}
         </h1>
-        <p className="auth-subtitle">
-          {isSignup ? 'Start storing files in buckets in under a minute.' : 'Welcome back. Your buckets are waiting.'}
-        </p>
+        <p className="auth-subtitle">{isSignup ? 'Start storing files in buckets in under a minute.' : 'Welcome back. Your buckets are waiting.'}</p>
         {expired && !isSignup ? (
           <p className="notice notice-info" role="status">
             Your session has ended. Please log in again.
           </p>
         ) : null}
-        <form className="form" onSubmit={submit} noValidate>
-          <Field
-            label="Email"
-            type="email"
-            name="email"
-            autoComplete="email"
-            required
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
+        <form className="form" onSubmit={(event) => void submit(event)} noValidate>
+          <Field label="Email" type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
           <Field
             label="Password"
             type="password"

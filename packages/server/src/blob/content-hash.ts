@@ -10,6 +10,7 @@
  * installed, the WebAssembly build in hash-wasm gives the same digests, more
  * slowly. See docs/performance.md.
  */
+import type * as Blake3Module from '@napi-rs/blake-hash';
 import { createBLAKE3 } from 'hash-wasm';
 
 export interface ContentHasher {
@@ -18,10 +19,10 @@ export interface ContentHasher {
   digest(): string;
 }
 
-type NativeBlake3 = typeof import('@napi-rs/blake-hash');
+type NativeBlake3 = Pick<typeof Blake3Module, 'Blake3Hasher' | 'blake3'>;
 
 const native: NativeBlake3 | null = await import('@napi-rs/blake-hash').then(
-  (module) => (module.default ?? module) as NativeBlake3,
+  (module): NativeBlake3 => module.default ?? module,
   () => null,
 );
 

@@ -86,7 +86,7 @@ function background(work: Promise<void>): Promise<void> {
 
 /** Writes `length` bytes of `buffer`, however many calls the kernel needs. */
 async function writeAll(file: FileHandle, buffer: Buffer, length: number): Promise<void> {
-  for (let offset = 0; offset < length; ) {
+  for (let offset = 0; offset < length;) {
     offset += (await file.write(buffer, offset, length - offset)).bytesWritten;
   }
 }

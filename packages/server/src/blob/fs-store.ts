@@ -8,14 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, opendir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import {
-  BlobNotFoundError,
-  BlobTooLargeError,
-  type BlobStore,
-  type ByteRange,
-  type PutOptions,
-  type PutResult,
-} from './blob-store.js';
+import { BlobNotFoundError, BlobTooLargeError, type BlobStore, type ByteRange, type PutOptions, type PutResult } from './blob-store.js';
 import { GroupSync } from '../group-sync.js';
 import { createContentHasher } from './content-hash.js';
 import { FileReadStream } from './file-read-stream.js';

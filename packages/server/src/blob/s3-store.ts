@@ -29,14 +29,7 @@ import {
   type GetObjectCommandOutput,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import {
-  BlobNotFoundError,
-  BlobTooLargeError,
-  type BlobStore,
-  type ByteRange,
-  type PutOptions,
-  type PutResult,
-} from './blob-store.js';
+import { BlobNotFoundError, BlobTooLargeError, type BlobStore, type ByteRange, type PutOptions, type PutResult } from './blob-store.js';
 import { createContentHasher } from './content-hash.js';
 import { assertSafeKey } from './safe-key.js';
 
@@ -95,10 +88,7 @@ export class S3BlobStore implements BlobStore {
       endpoint: config.endpoint || undefined,
       region: config.region,
       forcePathStyle: config.forcePathStyle,
-      credentials:
-        config.accessKeyId && config.secretAccessKey
-          ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey }
-          : undefined,
+      credentials: config.accessKeyId && config.secretAccessKey ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } : undefined,
       // Recent SDKs add CRC32 checksum headers (and aws-chunked trailers for
       // streams) to every request by default; many S3-compatible servers
       // (s3rver, older MinIO, Ceph) reject or mis-store those. We hash the
@@ -132,7 +122,7 @@ export class S3BlobStore implements BlobStore {
     let size = 0;
     // The first failure on our side (source stream error or size cap). It wins
     // over whatever the SDK reports afterwards, e.g. a failed abort.
-    let sourceError: unknown;
+    let sourceError: Error | undefined;
 
     async function* count(): AsyncGenerator<Buffer> {
       try {
@@ -144,7 +134,7 @@ export class S3BlobStore implements BlobStore {
           yield bytes;
         }
       } catch (error) {
-        sourceError ??= error;
+        if (error instanceof Error) sourceError ??= error;
         throw error;
       }
     }
@@ -188,8 +178,7 @@ export class S3BlobStore implements BlobStore {
     // the whole object for `bytes=0-0`). Cut the bytes out ourselves then.
     const served = parseContentRange(output.ContentRange);
     const servedStart = served?.start ?? 0;
-    const servedEnd =
-      served?.end ?? (output.ContentLength !== undefined ? servedStart + output.ContentLength - 1 : Number.POSITIVE_INFINITY);
+    const servedEnd = served?.end ?? (output.ContentLength !== undefined ? servedStart + output.ContentLength - 1 : Number.POSITIVE_INFINITY);
     if (servedStart === range.start && servedEnd <= range.end) return stream;
     if (servedStart > range.start) {
       stream.destroy();
@@ -293,8 +282,7 @@ export class S3BlobStore implements BlobStore {
         new CreateBucketCommand({
           Bucket: this.bucket,
           // us-east-1 is the default and must not be named explicitly.
-          CreateBucketConfiguration:
-            region === 'us-east-1' ? undefined : { LocationConstraint: region as BucketLocationConstraint },
+          CreateBucketConfiguration: region === 'us-east-1' ? undefined : { LocationConstraint: region as BucketLocationConstraint },
         }),
       );
     } catch (error) {

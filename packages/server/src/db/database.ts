@@ -44,7 +44,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
   }
 }
 
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<string[]> {
+export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[]> {
   // Kysely looks for its migration tables in every schema unless told which one,
   // so a second Pail (or any Kysely app) in another schema of the same database
   // would make it skip creating them here. Pin them to the schema we write to.
@@ -52,6 +52,6 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promis
     dialect === 'postgres' ? ((await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)).rows[0]?.schema ?? undefined) : undefined;
   const migrator = new Migrator({ db, provider: migrationProvider(dialect), migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -44,7 +44,10 @@ export class KeyedBatcher<K, T, R> {
       const batch = queue.splice(0, this.maxBatch);
       let outcomes: Outcome<R>[];
       try {
-        outcomes = await this.process(key, batch.map((pending) => pending.item));
+        outcomes = await this.process(
+          key,
+          batch.map((pending) => pending.item),
+        );
       } catch (error) {
         outcomes = batch.map(() => ({ ok: false, error }));
       }

@@ -10,8 +10,7 @@ export type Dialect = 'sqlite' | 'postgres';
 function columns(dialect: Dialect) {
   return {
     /** Increasing ids that are never reused (AUTOINCREMENT in SQLite). */
-    id: (col: ColumnDefinitionBuilder) =>
-      dialect === 'sqlite' ? col.primaryKey().autoIncrement() : col.primaryKey().generatedAlwaysAsIdentity(),
+    id: (col: ColumnDefinitionBuilder) => (dialect === 'sqlite' ? col.primaryKey().autoIncrement() : col.primaryKey().generatedAlwaysAsIdentity()),
     idType: dialect === 'sqlite' ? ('integer' as const) : ('bigint' as const),
     /** Byte order, so listings sort the same way in both dialects. */
     binaryText: dialect === 'sqlite' ? sql`text` : sql`text collate "C"`,
@@ -106,7 +105,10 @@ function inlineBlobs(dialect: Dialect): Migration {
         .addColumn('storage_key', 'text', (col) => col.primaryKey())
         .addColumn('bytes', c.bytes, (col) => col.notNull())
         .execute();
-      await db.schema.alterTable('objects').addColumn('inline', 'integer', (col) => col.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('objects')
+        .addColumn('inline', 'integer', (col) => col.notNull().defaultTo(0))
+        .execute();
     },
   };
 }

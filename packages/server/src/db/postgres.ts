@@ -6,17 +6,16 @@ import { postgresObjectWrites } from './object-writes/postgres.js';
 import type { Database } from './schema.js';
 
 export function openPostgres(url: string): OpenDatabase {
+  // int8 (bigint) as a JS number: byte counts stay far below 2^53.
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
   const pool = new pg.Pool({
     connectionString: url,
     max: 20,
     // An unreachable server fails a request after this long instead of hanging it.
     connectionTimeoutMillis: 10_000,
     keepAlive: true,
-    // int8 (bigint) as a JS number: byte counts stay far below 2^53.
-    types: {
-      getTypeParser: ((oid: number, format?: string) =>
-        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-    },
+    types,
   });
   // An idle connection that dies (PostgreSQL restarted or failed over) is
   // reported here; unheard, the 'error' event would end the process. The pool

@@ -37,11 +37,8 @@ export const errors = {
   emailTaken: () => new AppError('EmailTaken', 'An account with this email already exists'),
   storageLimit: (plan: string, capBytes: number) =>
     new AppError('StorageLimitExceeded', `Storage limit exceeded: the ${plan} plan allows ${formatBytes(capBytes)}`),
-  fileTooLarge: (maxBytes: number) =>
-    new AppError('PayloadTooLarge', `File too large: the limit is ${formatBytes(maxBytes)} per file`),
-  rangeNotSatisfiable: (size: number) =>
-    new AppError('RangeNotSatisfiable', 'Range not satisfiable', { 'content-range': `bytes */${size}` }),
-  rateLimited: (retryAfterSeconds: number) =>
-    new AppError('RateLimited', 'Rate limit exceeded', { 'retry-after': String(retryAfterSeconds) }),
+  fileTooLarge: (maxBytes: number) => new AppError('PayloadTooLarge', `File too large: the limit is ${formatBytes(maxBytes)} per file`),
+  rangeNotSatisfiable: (size: number) => new AppError('RangeNotSatisfiable', 'Range not satisfiable', { 'content-range': `bytes */${size}` }),
+  rateLimited: (retryAfterSeconds: number) => new AppError('RateLimited', 'Rate limit exceeded', { 'retry-after': String(retryAfterSeconds) }),
   unavailable: (message: string) => new AppError('ServiceUnavailable', message),
 };

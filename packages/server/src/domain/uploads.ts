@@ -76,7 +76,15 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
 
   let replaced;
   try {
-    replaced = await ports.writes.commitUpload({ ownerId: owner.id, cap, bucketId: bucket.id, filename, storageKey, contentType: input.contentType, ...stored });
+    replaced = await ports.writes.commitUpload({
+      ownerId: owner.id,
+      cap,
+      bucketId: bucket.id,
+      filename,
+      storageKey,
+      contentType: input.contentType,
+      ...stored,
+    });
   } catch (error) {
     if (!stored.inlineBytes) await ports.blobs.delete([storageKey]).catch(() => {});
     if (error instanceof WriteRefused) throw error.refusal === 'over-cap' ? errors.storageLimit(plan, cap) : errors.bucketNotFound();

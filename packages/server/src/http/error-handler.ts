@@ -67,5 +67,4 @@ export function installErrorHandlers(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send({ error: 'Internal server error', code: 'InternalError' });
   });
-
 }

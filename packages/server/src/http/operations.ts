@@ -23,7 +23,7 @@ export const OPERATIONS = {
   uploadRaw: 'Upload a file (raw body; Content-Type sets its type)',
   readFile: 'Download a file (GET) or read its metadata (HEAD)',
   deleteFile: 'Delete a file',
-  readByUrl: "Download a file (GET) or read its metadata (HEAD) by its url",
+  readByUrl: 'Download a file (GET) or read its metadata (HEAD) by its url',
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;

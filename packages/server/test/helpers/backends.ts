@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { probeScaledBackends, testDatabaseUrl, testRedisUrl } from '../scale-out/reachable.js';
+import type { Client as PgClient } from 'pg';
 
 export interface BackendEnv {
   env: Record<string, string>;
@@ -111,7 +112,7 @@ export function schemaUrl(schema: string): string {
   return url.toString();
 }
 
-async function withAdmin<T>(work: (client: import('pg').Client) => Promise<T>): Promise<T> {
+async function withAdmin<T>(work: (client: PgClient) => Promise<T>): Promise<T> {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: testDatabaseUrl(), connectionTimeoutMillis: 5000 });
   client.on('error', () => {});

@@ -10,6 +10,7 @@ export interface TestUser {
   id: number;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a body of any shape; the tests' expect() calls are its type check
 export async function json(response: Response): Promise<any> {
   const text = await response.text();
   try {
@@ -42,6 +43,10 @@ export function devApi(baseUrl: string, user: Pick<TestUser, 'apiKey'>) {
   return (pathname: string, init: RequestInit = {}) =>
     fetch(`${baseUrl}/api/v1/buckets${pathname}`, {
       ...init,
-      headers: { 'x-api-key': user.apiKey, ...(init.body && typeof init.body === 'string' ? { 'content-type': 'application/json' } : {}), ...(init.headers as Record<string, string>) },
+      headers: {
+        'x-api-key': user.apiKey,
+        ...(init.body && typeof init.body === 'string' ? { 'content-type': 'application/json' } : {}),
+        ...(init.headers as Record<string, string>),
+      },
     });
 }

@@ -46,7 +46,11 @@ async function stop(target: InProcessApp): Promise<void> {
 function devApi(url: string, user: TestUser, pathname: string, init: RequestInit = {}) {
   return fetch(`${url}/api/v1/buckets${pathname}`, {
     ...init,
-    headers: { 'x-api-key': user.apiKey, ...(typeof init.body === 'string' && !init.headers ? { 'content-type': 'application/json' } : {}), ...(init.headers as Record<string, string>) },
+    headers: {
+      'x-api-key': user.apiKey,
+      ...(typeof init.body === 'string' && !init.headers ? { 'content-type': 'application/json' } : {}),
+      ...(init.headers as Record<string, string>),
+    },
   });
 }
 
@@ -139,7 +143,10 @@ describe(`consistency across crashes (${backendKind()} backends)`, () => {
     const files = { 'one.txt': '1', 'two.txt': LARGE, 'three.txt': LARGE };
     const bucketId = await newBucketWithFiles(first.url, user, files);
     const rows = await objectRows(first, bucketId);
-    const keys = rows.filter((row) => !row.inline).map((row) => row.storage_key).sort();
+    const keys = rows
+      .filter((row) => !row.inline)
+      .map((row) => row.storage_key)
+      .sort();
     expect(keys).toHaveLength(2);
     const storageName = keys[0]!.split('/')[0]!;
     expect(await inlineKeys(first, `${storageName}/`)).toHaveLength(1);

@@ -65,7 +65,10 @@ describe('Redis unreachable', () => {
     const stalls = createServer((socket) => {
       sockets.add(socket);
       socket.on('data', (data: Buffer) => {
-        for (const [, command] of data.toString().toLowerCase().matchAll(/\r\n(client|info)\r\n/g)) {
+        for (const [, command] of data
+          .toString()
+          .toLowerCase()
+          .matchAll(/\r\n(client|info)\r\n/g)) {
           socket.write(command === 'client' ? '+OK\r\n' : '$9\r\nloading:0\r\n');
         }
       });

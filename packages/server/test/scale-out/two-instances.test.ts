@@ -73,7 +73,11 @@ async function query<T extends pg.QueryResultRow>(text: string, values: unknown[
 function dev(server: ServerProcess, user: TestUser, pathname: string, init: RequestInit = {}) {
   return fetch(`${server.url}/api/v1/buckets${pathname}`, {
     ...init,
-    headers: { 'x-api-key': user.apiKey, ...(typeof init.body === 'string' && !init.headers ? { 'content-type': 'application/json' } : {}), ...(init.headers as Record<string, string>) },
+    headers: {
+      'x-api-key': user.apiKey,
+      ...(typeof init.body === 'string' && !init.headers ? { 'content-type': 'application/json' } : {}),
+      ...(init.headers as Record<string, string>),
+    },
   });
 }
 
@@ -136,7 +140,9 @@ describe('two server processes on shared PostgreSQL, Redis and S3', () => {
     const user = await signUp(a.url);
     const bucket = await createBucket(a, user, { visibility: 'public' });
     const read = async (server: ServerProcess, anonymous = false) => {
-      const response = anonymous ? await fetch(`${server.url}/api/v1/buckets/${bucket.id}/files/hot.bin`) : await dev(server, user, `/${bucket.id}/files/hot.bin`);
+      const response = anonymous
+        ? await fetch(`${server.url}/api/v1/buckets/${bucket.id}/files/hot.bin`)
+        : await dev(server, user, `/${bucket.id}/files/hot.bin`);
       return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) };
     };
     const v1 = randomBytes(500);
@@ -243,10 +249,7 @@ describe('two server processes on shared PostgreSQL, Redis and S3', () => {
 describe('PostgreSQL ending the connections (restart, failover)', () => {
   it('both instances stay up and serve again on new connections', async () => {
     const user = await signUp(a.url);
-    const ended = await query<{ ended: boolean }>(
-      'select pg_terminate_backend(pid) as ended from pg_stat_activity where application_name = $1',
-      [APP_NAME],
-    );
+    const ended = await query<{ ended: boolean }>('select pg_terminate_backend(pid) as ended from pg_stat_activity where application_name = $1', [APP_NAME]);
     expect(ended.length).toBeGreaterThan(0);
     for (const server of [a, b]) {
       await eventually(async () => (await fetch(`${server.url}/readyz`)).status === 200, 10_000, `${server.url}/readyz`);
@@ -264,7 +267,10 @@ interface InformationSchema {
 describe('migrations under the advisory lock', () => {
   it('several pools migrating one fresh schema at once all succeed, and the schema is migrated once', async () => {
     const schema = await createSchema(`pail_t_${Math.floor(Date.now() / 1000)}_m${randomBytes(4).toString('hex')}`);
-    const dbs = Array.from({ length: 4 }, () => new Kysely<InformationSchema>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schemaUrl(schema), max: 2 }) }) }));
+    const dbs = Array.from(
+      { length: 4 },
+      () => new Kysely<InformationSchema>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schemaUrl(schema), max: 2 }) }) }),
+    );
     try {
       const applied = await Promise.all(dbs.map((db) => migrateToLatest(db, 'postgres')));
       // Exactly one pool applied each migration; the others found it done.

@@ -25,8 +25,7 @@ export function BucketsPage() {
     document.title = 'Buckets · Pail';
   }, []);
 
-  const replace = (bucket: StorageBucket) =>
-    buckets.setData((list) => list?.map((b) => (b.id === bucket.id ? bucket : b)));
+  const replace = (bucket: StorageBucket) => buckets.setData((list) => list?.map((b) => (b.id === bucket.id ? bucket : b)));
 
   const newBucketButton = (
     <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>

@@ -81,7 +81,7 @@ export function CreateBucketDialog({ open, onClose, onCreated }: Props) {
         </>
       }
     >
-      <form id={FORM_ID} className="form" onSubmit={submit} noValidate>
+      <form id={FORM_ID} className="form" onSubmit={(event) => void submit(event)} noValidate>
         <Field
           label="Bucket name"
           name="bucket-name"
@@ -105,13 +105,7 @@ export function CreateBucketDialog({ open, onClose, onCreated }: Props) {
           <legend className="field-label">Visibility</legend>
           <div className="choice-group">
             <label className={`choice${visibility === 'private' ? ' choice-selected' : ''}`}>
-              <input
-                type="radio"
-                name="visibility"
-                value="private"
-                checked={visibility === 'private'}
-                onChange={() => setVisibility('private')}
-              />
+              <input type="radio" name="visibility" value="private" checked={visibility === 'private'} onChange={() => setVisibility('private')} />
               <span className="choice-text">
                 <span className="choice-title">
                   <Icon name="lock" size={16} /> Private
@@ -120,13 +114,7 @@ export function CreateBucketDialog({ open, onClose, onCreated }: Props) {
               </span>
             </label>
             <label className={`choice${visibility === 'public' ? ' choice-selected' : ''}`}>
-              <input
-                type="radio"
-                name="visibility"
-                value="public"
-                checked={visibility === 'public'}
-                onChange={() => setVisibility('public')}
-              />
+              <input type="radio" name="visibility" value="public" checked={visibility === 'public'} onChange={() => setVisibility('public')} />
               <span className="choice-text">
                 <span className="choice-title">
                   <Icon name="globe" size={16} /> Public

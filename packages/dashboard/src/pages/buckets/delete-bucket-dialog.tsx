@@ -27,8 +27,7 @@ export function DeleteBucketDialog({ bucket, onClose, onDeleted }: Props) {
         <div className="prose">
           {bucket.object_count > 0 ? (
             <p>
-              This permanently deletes <strong>{bucket.name}</strong> and the{' '}
-              <strong>{pluralize(bucket.object_count, 'file')}</strong> in it (
+              This permanently deletes <strong>{bucket.name}</strong> and the <strong>{pluralize(bucket.object_count, 'file')}</strong> in it (
               <strong>{formatBytes(bucket.total_bytes)}</strong>).
             </p>
           ) : (
@@ -36,9 +35,7 @@ export function DeleteBucketDialog({ bucket, onClose, onDeleted }: Props) {
               This permanently deletes the empty bucket <strong>{bucket.name}</strong>.
             </p>
           )}
-          {bucket.public && bucket.object_count > 0 ? (
-            <p>Its public file URLs will stop working for everyone who uses them.</p>
-          ) : null}
+          {bucket.public && bucket.object_count > 0 ? <p>Its public file URLs will stop working for everyone who uses them.</p> : null}
           <p className="text-danger">This cannot be undone.</p>
         </div>
       ) : null}

@@ -18,11 +18,7 @@ export function VisibilitySwitch({ bucket, onChanged }: Props) {
     try {
       await setVisibility(bucket.id, makePublic ? 'public' : 'private');
       onChanged({ ...bucket, public: makePublic });
-      notify(
-        makePublic
-          ? `${bucket.name} is now public: anyone with a file URL can download it`
-          : `${bucket.name} is now private`,
-      );
+      notify(makePublic ? `${bucket.name} is now public: anyone with a file URL can download it` : `${bucket.name} is now private`);
     } catch (err) {
       notify(`Could not change visibility: ${err instanceof Error ? err.message : String(err)}`, 'error');
     } finally {
@@ -33,7 +29,7 @@ export function VisibilitySwitch({ bucket, onChanged }: Props) {
   return (
     <Switch
       checked={bucket.public}
-      onChange={change}
+      onChange={(makePublic) => void change(makePublic)}
       disabled={busy}
       label={`Public access for ${bucket.name}`}
       text={bucket.public ? 'Public' : 'Private'}

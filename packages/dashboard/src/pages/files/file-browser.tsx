@@ -38,10 +38,7 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
   }, [prefix]);
 
   const cursor = cursors[page] ?? null;
-  const files = useAsync(
-    (signal) => listFiles(bucket.id, { prefix, limit: PAGE_SIZE, cursor }, signal),
-    [bucket.id, prefix, cursor],
-  );
+  const files = useAsync((signal) => listFiles(bucket.id, { prefix, limit: PAGE_SIZE, cursor }, signal), [bucket.id, prefix, cursor]);
   const { reload } = files;
   useEffect(() => {
     if (version > 0) reload();
@@ -89,12 +86,18 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
       ) : objects && objects.length === 0 ? (
         searching ? (
           <EmptyState icon="search" title="No matching files">
-            <p>
-              No file name starts with “{prefix}”. Search matches the beginning of names and is case-sensitive.
-            </p>
+            <p>No file name starts with “{prefix}”. Search matches the beginning of names and is case-sensitive.</p>
           </EmptyState>
         ) : page > 0 ? (
-          <EmptyState icon="file" title="This page is empty" action={<button type="button" className="btn btn-secondary" onClick={() => setPage(0)}>Back to the first page</button>} />
+          <EmptyState
+            icon="file"
+            title="This page is empty"
+            action={
+              <button type="button" className="btn btn-secondary" onClick={() => setPage(0)}>
+                Back to the first page
+              </button>
+            }
+          />
         ) : (
           <EmptyState
             icon="upload"
@@ -143,8 +146,8 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
       >
         {deleting ? (
           <p>
-            This permanently deletes <strong>{deleting.filename}</strong> ({formatBytes(deleting.size)}) from{' '}
-            <strong>{bucket.name}</strong>. Its URL will stop working.
+            This permanently deletes <strong>{deleting.filename}</strong> ({formatBytes(deleting.size)}) from <strong>{bucket.name}</strong>. Its URL will stop
+            working.
           </p>
         ) : null}
       </ConfirmDialog>

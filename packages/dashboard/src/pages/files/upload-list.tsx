@@ -20,11 +20,7 @@ function statusLine(item: UploadItem): string {
     case 'uploading': {
       const remaining = item.speed > 0 ? (item.size - item.loaded) / item.speed : NaN;
       const eta = formatDuration(remaining);
-      return [
-        keep(`${formatBytes(item.loaded)} of ${formatBytes(item.size)}`),
-        keep(formatSpeed(item.speed)),
-        eta ? keep(`${eta} left`) : null,
-      ]
+      return [keep(`${formatBytes(item.loaded)} of ${formatBytes(item.size)}`), keep(formatSpeed(item.speed)), eta ? keep(`${eta} left`) : null]
         .filter(Boolean)
         .join(' · ');
     }
@@ -54,7 +50,10 @@ export function UploadList({ items, onCancel, onRetry, onClear }: Props) {
     <section className="card uploads" aria-labelledby="uploads-title">
       <header className="card-header">
         <h2 id="uploads-title" className="card-title">
-          Uploads <span className="muted">({done} of {items.length} done)</span>
+          Uploads{' '}
+          <span className="muted">
+            ({done} of {items.length} done)
+          </span>
         </h2>
         {finished > 0 ? (
           <button type="button" className="btn btn-ghost btn-small" onClick={onClear}>
@@ -66,15 +65,12 @@ export function UploadList({ items, onCancel, onRetry, onClear }: Props) {
         {items.map((item) => {
           const fraction = item.size > 0 ? item.loaded / item.size : item.status === 'done' ? 1 : 0;
           const running = item.status === 'uploading' || item.status === 'processing' || item.status === 'queued';
-          const tone =
-            item.status === 'done' ? 'success' : item.status === 'error' ? 'danger' : item.status === 'cancelled' ? 'warning' : 'default';
+          const tone = item.status === 'done' ? 'success' : item.status === 'error' ? 'danger' : item.status === 'cancelled' ? 'warning' : 'default';
           const extra = hint(item);
           return (
             <li key={item.id} className={`upload upload-${item.status}`} aria-label={item.name}>
               <div className="upload-icon" aria-hidden="true">
-                <Icon
-                  name={item.status === 'done' ? 'check' : item.status === 'error' ? 'alert' : item.status === 'cancelled' ? 'x' : 'upload'}
-                />
+                <Icon name={item.status === 'done' ? 'check' : item.status === 'error' ? 'alert' : item.status === 'cancelled' ? 'x' : 'upload'} />
               </div>
               <div className="upload-main">
                 <div className="upload-top">
@@ -104,21 +100,11 @@ export function UploadList({ items, onCancel, onRetry, onClear }: Props) {
               </div>
               <div className="upload-actions">
                 {running ? (
-                  <button
-                    type="button"
-                    className="btn btn-ghost btn-small"
-                    aria-label={`Cancel upload of ${item.name}`}
-                    onClick={() => onCancel(item.id)}
-                  >
+                  <button type="button" className="btn btn-ghost btn-small" aria-label={`Cancel upload of ${item.name}`} onClick={() => onCancel(item.id)}>
                     Cancel
                   </button>
                 ) : item.status === 'error' || item.status === 'cancelled' ? (
-                  <button
-                    type="button"
-                    className="btn btn-ghost btn-small"
-                    aria-label={`Retry upload of ${item.name}`}
-                    onClick={() => onRetry(item.id)}
-                  >
+                  <button type="button" className="btn btn-ghost btn-small" aria-label={`Retry upload of ${item.name}`} onClick={() => onRetry(item.id)}>
                     Retry
                   </button>
                 ) : null}

@@ -36,10 +36,7 @@ export function ApiKeys({ created, onCreated }: Props) {
       const key = await createKey(trimmed);
       onCreated(key);
       setName('');
-      keys.setData((list) => [
-        ...(list ?? []),
-        { id: key.id, name: key.name, prefix: key.prefix, created_at: key.created_at, last_used_at: null },
-      ]);
+      keys.setData((list) => [...(list ?? []), { id: key.id, name: key.name, prefix: key.prefix, created_at: key.created_at, last_used_at: null }]);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     } finally {
@@ -52,9 +49,7 @@ export function ApiKeys({ created, onCreated }: Props) {
       <h2 id="keys-title" className="card-title">
         API keys
       </h2>
-      <p className="muted">
-        Keys let programs use the Developer API as you. Each key sees only your buckets.
-      </p>
+      <p className="muted">Keys let programs use the Developer API as you. Each key sees only your buckets.</p>
 
       {created ? (
         <div className="secret" role="region" aria-label="New API key">
@@ -62,7 +57,9 @@ export function ApiKeys({ created, onCreated }: Props) {
             <Icon name="alert" />
             <strong>Copy your new key “{created.name}” now. It will not be shown again.</strong>
           </div>
-          <p className="small">Store it somewhere safe, like a password manager or your deployment's secrets. Anyone with it can read and change your buckets.</p>
+          <p className="small">
+            Store it somewhere safe, like a password manager or your deployment's secrets. Anyone with it can read and change your buckets.
+          </p>
           <div className="secret-value">
             <code data-testid="new-api-key" aria-label="New API key value">
               {created.key}
@@ -77,7 +74,7 @@ export function ApiKeys({ created, onCreated }: Props) {
         </div>
       ) : null}
 
-      <form className="inline-form" onSubmit={submit} noValidate>
+      <form className="inline-form" onSubmit={(event) => void submit(event)} noValidate>
         <Field
           label="Key name"
           name="key-name"
@@ -161,8 +158,7 @@ export function ApiKeys({ created, onCreated }: Props) {
       >
         {revoking ? (
           <p>
-            Programs using the key <code>{revoking.prefix}…</code> will get <strong>401 Unauthorized</strong> from now
-            on. This cannot be undone.
+            Programs using the key <code>{revoking.prefix}…</code> will get <strong>401 Unauthorized</strong> from now on. This cannot be undone.
           </p>
         ) : null}
       </ConfirmDialog>

@@ -83,8 +83,7 @@ export function SdkPage() {
           </div>
           {!created ? (
             <p className="muted small">
-              The examples read the key from <code>PAIL_API_KEY</code>. Create a key above and it is filled in while it
-              is shown.
+              The examples read the key from <code>PAIL_API_KEY</code>. Create a key above and it is filled in while it is shown.
             </p>
           ) : null}
           <Tabs

@@ -75,9 +75,7 @@ export function UsagePage() {
               <dd>{formatBytes(limit)}</dd>
             </div>
           </dl>
-          <p className="muted small">
-            All your API keys share one rate-limit budget. Plans are changed by the server's operator.
-          </p>
+          <p className="muted small">All your API keys share one rate-limit budget. Plans are changed by the server's operator.</p>
         </section>
       </div>
 
@@ -104,7 +102,11 @@ export function UsagePage() {
         ) : buckets.data ? (
           <>
             <p className="muted small">
-              {pluralize(buckets.data.length, 'bucket')}, {pluralize(buckets.data.reduce((s, b) => s + b.object_count, 0), 'file')}
+              {pluralize(buckets.data.length, 'bucket')},{' '}
+              {pluralize(
+                buckets.data.reduce((s, b) => s + b.object_count, 0),
+                'file',
+              )}
             </p>
             <BucketChart buckets={buckets.data} />
           </>

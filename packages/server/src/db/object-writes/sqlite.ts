@@ -29,8 +29,7 @@ type Prepared = { [K in keyof typeof STATEMENTS]: SQLite.Statement };
 export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: SqliteWriter): ObjectWrites {
   // Prepared on first use: the tables exist only once migrations have run.
   let prepared: Prepared | null = null;
-  const statements = () =>
-    (prepared ??= Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, sqlite.prepare(text)])) as Prepared);
+  const statements = () => (prepared ??= Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, sqlite.prepare(text)])) as Prepared);
 
   function commit(input: CommitInput): StoredVersion | null {
     const sql = statements();

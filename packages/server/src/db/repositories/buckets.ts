@@ -26,13 +26,7 @@ export function listLiveBuckets(db: Db, ownerId: number): Promise<BucketRow[]> {
 }
 
 export function findOwnLiveBucket(db: Db, ownerId: number, bucketId: number): Promise<BucketRow | undefined> {
-  return db
-    .selectFrom('buckets')
-    .selectAll()
-    .where('id', '=', bucketId)
-    .where('owner_id', '=', ownerId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  return db.selectFrom('buckets').selectAll().where('id', '=', bucketId).where('owner_id', '=', ownerId).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
 export async function setBucketPublic(db: Db, bucketId: number, isPublic: boolean): Promise<void> {

@@ -8,10 +8,7 @@ export async function insertSession(db: Db, row: SessionsTable): Promise<void> {
 }
 
 /** A session and its user, whatever the session's state (the caller judges expiry and revocation). */
-export function findSessionAccount(
-  db: Db,
-  sessionId: string,
-): Promise<(AccountRow & Pick<SessionsTable, 'revoked_at' | 'expires_at'>) | undefined> {
+export function findSessionAccount(db: Db, sessionId: string): Promise<(AccountRow & Pick<SessionsTable, 'revoked_at' | 'expires_at'>) | undefined> {
   return db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')

@@ -13,7 +13,8 @@ const GC_INTERVAL_MS = 15 * 60 * 1000;
 
 export const backgroundWork = fp(
   async (app: Scope, ctx: AppContext) => {
-    const gc = () => collectGarbage(ctx.storage, ctx.config.gcGraceSeconds).catch((error: unknown) => app.log.warn({ err: error }, 'garbage collection failed'));
+    const gc = () =>
+      collectGarbage(ctx.storage, ctx.config.gcGraceSeconds).catch((error: unknown) => app.log.warn({ err: error }, 'garbage collection failed'));
     const purging = resumePurges(ctx.storage).catch((error: unknown) => app.log.warn({ err: error }, 'resuming bucket deletions failed'));
     const timer = setInterval(() => void gc(), GC_INTERVAL_MS);
     timer.unref();

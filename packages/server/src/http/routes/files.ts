@@ -70,7 +70,12 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
     schema: { params: FileParams },
     config: { anonymousRead: true },
     handler: async (request, reply) => {
-      const found = await findReadable(storage, { id: parseBucketId(request.params.id) }, parseFilename(request.params.filename), request.principal.user?.id ?? null);
+      const found = await findReadable(
+        storage,
+        { id: parseBucketId(request.params.id) },
+        parseFilename(request.params.filename),
+        request.principal.user?.id ?? null,
+      );
       return sendObject(storage, request, reply, found);
     },
   });
