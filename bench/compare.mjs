@@ -3,7 +3,7 @@
  * Two builds of Pail, before and after a change, measured in one interleaved run.
  *
  *   node bench/compare.mjs --before DIR [--after DIR] [--reps N] [--duration S]
- *                          [--quick] [--no-pg] [--no-stream] [--out FILE]
+ *                          [--quick] [--no-pg] [--no-stream] [--only ID,…] [--out FILE]
  *
  * DIR: a checkout of this repository with built packages (packages/server/dist/main.js);
  * --after defaults to this repository. Nothing is built here. Each build gets its own
@@ -43,7 +43,7 @@ if (flag('--help') || flag('-h')) {
   process.exit(0);
 }
 if (!option('--before')) {
-  console.error('usage: node bench/compare.mjs --before DIR [--after DIR] [--reps N] [--duration S] [--quick] [--no-pg] [--no-stream] [--out FILE]');
+  console.error('usage: node bench/compare.mjs --before DIR [--after DIR] [--reps N] [--duration S] [--quick] [--no-pg] [--no-stream] [--only ID,…] [--out FILE]');
   process.exit(2);
 }
 
@@ -128,7 +128,11 @@ async function main() {
 
     // The same cases for both builds, in the same order: W1–W4, W7, then the PostgreSQL ones.
     const casesOf = Object.fromEntries(SIDES.map((side) => [side, loadCases(targets[side], cfg)]));
-    const pairs = casesOf.before.map((c, i) => ({ id: c.id, metric: c.metric, cases: { before: c, after: casesOf.after[i] } }));
+    // --only W4/pg,W3/pail: just those cases (ids as in the progress lines), for a focused A/B.
+    const only = option('--only')?.split(',');
+    const pairs = casesOf.before
+      .map((c, i) => ({ id: c.id, metric: c.metric, cases: { before: c, after: casesOf.after[i] } }))
+      .filter((pair) => !only || only.includes(pair.id));
     for (const pair of pairs) results.runs[pair.id] = { before: [], after: [] };
 
     // --- warm-up (not recorded) -----------------------------------------------
