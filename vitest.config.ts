@@ -16,7 +16,12 @@ import { probeScaledBackends } from './packages/server/test/scale-out/reachable.
 /** Server and SDK suites that start HTTP servers: worth running on every backend. */
 const HTTP_SUITES = ['packages/server/test/*.test.ts', 'packages/sdk/test/**/*.test.ts'];
 /** Backend-independent suites, already covered by the embedded project. */
-const NOT_BACKEND_SPECIFIC = ['packages/server/test/blob-store.test.ts', 'packages/server/test/process.test.ts', 'packages/server/test/sqlite-writes.test.ts'];
+const NOT_BACKEND_SPECIFIC = [
+  'packages/server/test/blob-store.test.ts',
+  'packages/server/test/file-modes.test.ts',
+  'packages/server/test/process.test.ts',
+  'packages/server/test/sqlite-writes.test.ts',
+];
 /** Only meaningful on shared backends. */
 const SCALED_ONLY = ['packages/server/test/scale-out/two-instances.test.ts', 'packages/server/test/scale-out/redis-down.test.ts'];
 

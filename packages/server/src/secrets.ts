@@ -16,7 +16,7 @@ export async function sessionSecret(configured: string | undefined, dataDir: str
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const secret = randomBytes(48).toString('base64url');
   try {
     await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });

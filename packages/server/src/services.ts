@@ -5,6 +5,7 @@
  * openCommandServices(), so its changes reach a running server.
  */
 import type { Redis } from 'ioredis';
+import { chmod, mkdir } from 'node:fs/promises';
 import type { BlobStore } from './blob/blob-store.js';
 import { openBlobStore } from './blob/open-blob-store.js';
 import { Caches } from './cache/caches.js';
@@ -34,6 +35,7 @@ export interface Services {
 }
 
 export async function openServices(config: Config, onError: (error: unknown, what: string) => void): Promise<Services> {
+  await privateDataDir(config.dataDir);
   const database = openDatabase(config.database, { checkpointInBackground: true });
   await migrateToLatest(database.db, database.dialect);
   const blobs = await openBlobStore(config.blob);
@@ -55,6 +57,12 @@ export async function openServices(config: Config, onError: (error: unknown, wha
       redis?.disconnect();
     },
   };
+}
+
+/** The data directory holds the database, the blobs and the secrets: the server's user alone may enter it. */
+async function privateDataDir(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await chmod(dataDir, 0o700);
 }
 
 /**

@@ -18,6 +18,10 @@ import { resolveUnder } from './safe-key.js';
 
 const TMP_DIR = '.tmp';
 
+/** Stored bytes are the owners' alone: readable by the server's user only. */
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
+
 export class FsBlobStore implements BlobStore {
   readonly kind = 'fs';
   private readonly tmpDir: string;
@@ -32,7 +36,7 @@ export class FsBlobStore implements BlobStore {
 
   static async open(root: string): Promise<FsBlobStore> {
     const store = new FsBlobStore(path.resolve(root));
-    await mkdir(store.tmpDir, { recursive: true });
+    await mkdir(store.tmpDir, { recursive: true, mode: PRIVATE_DIR });
     await store.removeDeadTempFiles();
     return store;
   }
@@ -61,7 +65,7 @@ export class FsBlobStore implements BlobStore {
       // A file handle and batched writes rather than a write stream: a
       // stream's per-chunk machinery and its close-time flush cost twice the
       // time of the same calls made directly (docs/performance.md).
-      const file = await open(tmpPath, 'wx');
+      const file = await open(tmpPath, 'wx', PRIVATE_FILE);
       try {
         const writes = new FileWrites(file);
         for await (const item of body as AsyncIterable<Buffer | string>) {
@@ -179,7 +183,7 @@ export class FsBlobStore implements BlobStore {
     if (this.knownDirs.has(dir)) return;
     // mkdir returns the topmost directory it had to create (undefined if none):
     // flush the new entry of each created level in its parent.
-    const firstCreated = await mkdir(dir, { recursive: true });
+    const firstCreated = await mkdir(dir, { recursive: true, mode: PRIVATE_DIR });
     if (firstCreated !== undefined) {
       for (let current = dir; ; current = path.dirname(current)) {
         await syncDir(path.dirname(current));

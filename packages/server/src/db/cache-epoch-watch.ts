@@ -48,7 +48,7 @@ export function watchCacheEpoch(sqlite: SQLite.Database, databaseFile: string): 
   let watcher: FSWatcher | null = null;
   try {
     const sentinel = sentinelOf(databaseFile);
-    closeSync(openSync(sentinel, 'a'));
+    closeSync(openSync(sentinel, 'a', 0o600));
     watcher = watch(sentinel, { persistent: false }, () => {
       readUntil = Date.now() + WINDOW_MS;
     });

@@ -7,7 +7,7 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { announceCacheEpochMoves, watchCacheEpoch } from './cache-epoch-watch.js';
 import type { OpenDatabase, OpenOptions } from './database.js';
@@ -23,7 +23,10 @@ export interface OpenSqlite extends OpenDatabase {
 }
 
 export function openSqlite(file: string, options: OpenOptions = {}): OpenSqlite {
-  mkdirSync(path.dirname(file), { recursive: true });
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  // Created (or kept) readable by the server's user only; SQLite gives its -wal and -shm files the same mode.
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   // NORMAL survives a process crash but does not fsync in the commit; durable() does, off the main thread.
