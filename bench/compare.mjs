@@ -43,7 +43,9 @@ if (flag('--help') || flag('-h')) {
   process.exit(0);
 }
 if (!option('--before')) {
-  console.error('usage: node bench/compare.mjs --before DIR [--after DIR] [--reps N] [--duration S] [--quick] [--no-pg] [--no-stream] [--only ID,…] [--out FILE]');
+  console.error(
+    'usage: node bench/compare.mjs --before DIR [--after DIR] [--reps N] [--duration S] [--quick] [--no-pg] [--no-stream] [--only ID,…] [--out FILE]',
+  );
   process.exit(2);
 }
 

@@ -368,6 +368,15 @@ describe('unknown routes and ids', () => {
     }
   });
 
+  it('a path that is not valid percent-encoding is a 400 {error, code} with a request id, like every error', async () => {
+    for (const path of ['/api/v1/buckets/1/files/%FF', '/storage/some-bucket/%E0%A4%A', '/api/buckets/1/files/bad%']) {
+      const response = await fetch(`${server.url}${path}`, { headers: { 'x-api-key': alice.apiKey } });
+      expect(response.status, path).toBe(400);
+      expect(await json(response), path).toEqual({ error: 'Malformed URL: a path segment is not valid percent-encoding', code: 'ValidationError' });
+      expect(response.headers.get('x-request-id'), path).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
   it('non-numeric or unknown bucket ids are Bucket not found', async () => {
     for (const id of ['abc', '0', '999999', '-1', '1.5']) {
       const response = await call(alice, 'GET', `/api/v1/buckets/${id}`);

@@ -146,6 +146,29 @@ describe('content types', () => {
     expect(await send('blob.unknownext')).toBe('application/octet-stream');
   });
 
+  it('multipart: a part without its own Content-Type (as Python requests sends it) is typed from its extension', async () => {
+    const bucket = await newBucket();
+    // requests.post(url, files={'file': (name, data)}) sends exactly this: no Content-Type line in the part.
+    const send = async (filename: string) => {
+      const boundary = 'a1b2c3d4e5f6';
+      const body = Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n\r\n`),
+        Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const response = await fetch(api(`/${bucket}/files`), {
+        method: 'POST',
+        headers: { ...auth(), 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body,
+      });
+      expect(response.status).toBe(201);
+      return (await fetch(api(`/${bucket}/files/${filename}`), { method: 'HEAD', headers: auth() })).headers.get('content-type');
+    };
+    expect(await send('photo.png')).toBe('image/png');
+    expect(await send('notes.txt')).toBe('text/plain');
+    expect(await send('README')).toBe('text/plain');
+  });
+
   it('PUT: the request Content-Type sets the type; none means a guess from the name', async () => {
     const bucket = await newBucket();
     await put(bucket, 'a.json', '{}', { 'content-type': 'application/vnd.custom+json' });
@@ -157,6 +180,24 @@ describe('content types', () => {
     const bad = await put(bucket, 'c.txt', 'x', { 'content-type': 'not a type' });
     expect(bad.status).toBe(415);
     expect((await json(bad)).error).toMatch(/Content-Type/);
+  });
+
+  it('multipart holds at most a few small text fields: more is a 400 and stores nothing', async () => {
+    const bucket = await newBucket();
+    const form = new FormData();
+    for (let i = 0; i < 20; i++) form.append(`field${i}`, 'x'.repeat(1000));
+    form.append('file', new Blob(['kept?']), 'fields.txt');
+    const refused = await fetch(api(`/${bucket}/files`), { method: 'POST', headers: auth(), body: form });
+    expect(refused.status).toBe(400);
+    expect((await json(refused)).error).toBe('Too many fields in the multipart body');
+    expect(await bucketInfo(bucket)).toMatchObject({ object_count: 0, total_bytes: 0 });
+    // A couple of fields beside the file are fine; a long one is cut to 1 KiB, never buffered whole.
+    const fine = new FormData();
+    fine.append('note', 'hello');
+    fine.append('long', 'y'.repeat(2 * 1024 * 1024));
+    fine.append('file', new Blob(['kept']), 'fields.txt');
+    expect((await fetch(api(`/${bucket}/files`), { method: 'POST', headers: auth(), body: fine })).status).toBe(201);
+    expect(await bucketInfo(bucket)).toMatchObject({ object_count: 1, total_bytes: 4 });
   });
 
   it('multipart without a part named file is a 400, and so is a non-multipart body', async () => {

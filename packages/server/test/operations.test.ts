@@ -1,5 +1,6 @@
 /** Probes, the OpenAPI document and its page, and what a 500 looks like. */
-import { unlink } from 'node:fs/promises';
+import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp } from './helpers/client.js';
@@ -69,5 +70,24 @@ describe('server errors', () => {
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const body = await json(response);
     expect(body).toEqual({ error: 'Internal server error', code: 'InternalError' });
+  });
+});
+
+describe('dashboard', () => {
+  it("is never framed by another site: every page carries a Content-Security-Policy with frame-ancestors 'none'", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pail-dashboard-'));
+    await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>Pail</title>');
+    const withDashboard = await startTestServer({ env: { DASHBOARD_DIR: dir } });
+    try {
+      for (const page of ['/', '/index.html', '/buckets/7']) {
+        const response = await fetch(`${withDashboard.url}${page}`, { headers: { accept: 'text/html' } });
+        expect(response.status, page).toBe(200);
+        expect(await response.text(), page).toContain('<title>Pail</title>');
+        expect(response.headers.get('content-security-policy'), page).toContain("frame-ancestors 'none'");
+      }
+    } finally {
+      await withDashboard.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

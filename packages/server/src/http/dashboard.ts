@@ -9,6 +9,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * The dashboard holds a session: no other site may frame it (clickjacking),
+ * and it loads no plugins and no base URL from elsewhere.
+ */
+export const DASHBOARD_CSP = "frame-ancestors 'none'; object-src 'none'; base-uri 'self'";
+
 export function defaultDashboardDir(): string {
   // packages/server/dist/http -> packages/dashboard/dist
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dashboard/dist');
@@ -29,12 +35,18 @@ async function registerDashboard(app: FastifyInstance, dir: string): Promise<((r
     app.log.warn({ dir }, 'dashboard build not found; run `npm run build` to serve it');
     return null;
   }
-  await app.register(fastifyStatic, { root: dir, wildcard: false, index: 'index.html', schemaHide: true });
+  await app.register(fastifyStatic, {
+    root: dir,
+    wildcard: false,
+    index: 'index.html',
+    schemaHide: true,
+    setHeaders: (response) => void response.header('content-security-policy', DASHBOARD_CSP),
+  });
   return (request, reply) => {
     const url = request.url;
     if (request.method !== 'GET' || url.startsWith('/api/') || url.startsWith('/storage/')) return false;
     if (!(request.headers.accept ?? '').includes('text/html')) return false;
-    void reply.header('cache-control', 'no-cache').sendFile('index.html');
+    void reply.header('cache-control', 'no-cache').header('content-security-policy', DASHBOARD_CSP).sendFile('index.html');
     return true;
   };
 }

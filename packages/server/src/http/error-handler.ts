@@ -20,7 +20,8 @@ const CLIENT_ERRORS: Record<string, () => AppError> = {
   FST_FILES_LIMIT: () => errors.validation('Too many files in the multipart body; send one part named file'),
   FST_FIELDS_LIMIT: () => errors.validation('Too many fields in the multipart body'),
   FST_PROTO_VIOLATION: () => errors.validation('Malformed multipart body'),
-  FST_ERR_BAD_URL: () => errors.validation('Malformed URL'),
+  FST_ERR_BAD_URL: () => errors.validation('Malformed URL: a path segment is not valid percent-encoding'),
+  FST_ERR_MAX_PARAM_LENGTH: () => errors.validation('Malformed URL: a path segment is too long'),
 };
 
 function toAppError(error: FastifyError): AppError | null {
@@ -46,25 +47,32 @@ function toAppError(error: FastifyError): AppError | null {
 }
 
 export function installErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    // A large body we stopped reading (cap reached, bad upload) is not worth
-    // draining: close the connection. A small one Node drains, keeping it alive.
-    if (!request.raw.complete && !(Number(request.headers['content-length']) <= SMALL_BODY_BYTES)) {
-      reply.header('connection', 'close');
-    }
-    reply.header('x-request-id', request.id);
-    const appError = toAppError(error);
-    if (appError) {
-      if (appError.status >= 500) request.log.warn({ err: error }, appError.message);
-      return reply.code(appError.status).headers(appError.headers).send({ error: appError.message, code: appError.code });
-    }
-    // Judge by the error, not by the request's state: a failing store also destroys the request stream.
-    if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || error.message === 'aborted') {
-      // The client went away mid-request; nobody is listening for an answer.
-      request.log.info({ reqId: request.id }, 'client aborted the request');
-      return reply.code(400).send({ error: 'Request aborted', code: 'ValidationError' });
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ error: 'Internal server error', code: 'InternalError' });
-  });
+  app.setErrorHandler(answerError);
+}
+
+/**
+ * The one answer to every error: routes' and plugins' (setErrorHandler) and
+ * the router's own before any route is found, such as a path that is not
+ * valid percent-encoding (Fastify's frameworkErrors option, app.ts).
+ */
+export function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // A large body we stopped reading (cap reached, bad upload) is not worth
+  // draining: close the connection. A small one Node drains, keeping it alive.
+  if (!request.raw.complete && !(Number(request.headers['content-length']) <= SMALL_BODY_BYTES)) {
+    reply.header('connection', 'close');
+  }
+  reply.header('x-request-id', request.id);
+  const appError = toAppError(error);
+  if (appError) {
+    if (appError.status >= 500) request.log.warn({ err: error }, appError.message);
+    return reply.code(appError.status).headers(appError.headers).send({ error: appError.message, code: appError.code });
+  }
+  // Judge by the error, not by the request's state: a failing store also destroys the request stream.
+  if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || error.message === 'aborted') {
+    // The client went away mid-request; nobody is listening for an answer.
+    request.log.info({ reqId: request.id }, 'client aborted the request');
+    return reply.code(400).send({ error: 'Request aborted', code: 'ValidationError' });
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return reply.code(500).send({ error: 'Internal server error', code: 'InternalError' });
 }

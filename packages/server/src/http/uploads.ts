@@ -11,14 +11,32 @@ import { errors } from '../domain/errors.js';
 
 const MIME_PATTERN = /^[A-Za-z0-9][\w.+-]*\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"]*"|[\w.+-]+))*$/;
 
-/** The declared type if there is one and it is well formed; else a guess from the name. */
-export function contentTypeFor(filename: string, declared: string | undefined, treatOctetStreamAsMissing = false): string {
+const guessFrom = (filename: string): string | false => mime.lookup(filename);
+
+/** A raw body's type: the declared one if there is one and it is well formed; else a guess from the name. */
+export function contentTypeFor(filename: string, declared: string | undefined): string {
   const value = declared?.trim();
-  if (value && !(treatOctetStreamAsMissing && value.toLowerCase() === 'application/octet-stream')) {
+  if (value) {
     if (value.length > 255 || !MIME_PATTERN.test(value)) throw errors.validation('Content-Type is not a valid MIME type');
     return value;
   }
-  return mime.lookup(filename) || 'application/octet-stream';
+  return guessFrom(filename) || 'application/octet-stream';
+}
+
+/**
+ * A multipart part's type. The multipart parser reports a part without its
+ * own Content-Type as `text/plain` (RFC 7578's default), which is how
+ * Python's requests and many other clients send files, so `text/plain`, like
+ * a missing type or `application/octet-stream`, gives way to the filename's
+ * extension when it names a type. An explicit `text/plain` on a name whose
+ * extension says otherwise is taken for a missing one (documented in the README).
+ */
+export function partContentType(filename: string, declared: string | undefined): string {
+  const value = declared?.trim().toLowerCase();
+  if (!value || value === 'application/octet-stream' || value === 'text/plain') {
+    return guessFrom(filename) || value || 'application/octet-stream';
+  }
+  return contentTypeFor(filename, declared);
 }
 
 export function declaredLength(request: FastifyRequest): number | undefined {

@@ -8,7 +8,7 @@ import { signedIn } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { sendObject } from '../downloads.js';
 import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../route.js';
-import { contentTypeFor, declaredLength, withMultipartFile } from '../uploads.js';
+import { contentTypeFor, declaredLength, partContentType, withMultipartFile } from '../uploads.js';
 import { BucketParams } from './buckets.js';
 
 const FileParams = Type.Object({ id: Type.String(), filename: Type.String() });
@@ -48,7 +48,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
       const bucket = await ownBucketForUpload(storage, user.id, request.params.id);
       const result = await withMultipartFile(request, (file) => {
         const filename = parseFilename(file.filename ?? '');
-        const contentType = contentTypeFor(filename, file.mimetype, true);
+        const contentType = partContentType(filename, file.mimetype);
         return uploadObject(storage, { owner: user, bucket, filename, body: file.stream, contentType });
       });
       return reply.code(201).send({ data: result });
