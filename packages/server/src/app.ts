@@ -11,7 +11,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import { defaultDashboardDir, installDashboard } from './http/dashboard.js';
-import { installErrorHandlers } from './http/error-handler.js';
+import { answerError, installErrorHandlers } from './http/error-handler.js';
 import { backgroundWork } from './http/plugins/background-work.js';
 import { openApi } from './http/plugins/openapi.js';
 import { requestHooks } from './http/plugins/request-hooks.js';
@@ -22,17 +22,23 @@ import { registerStorageApis } from './http/routes/storage-apis.js';
 import { registerStorageUrlRoutes } from './http/routes/storage-urls.js';
 import { openServices } from './services.js';
 
+const MULTIPART_FIELDS = 8;
+const trustHops = (count: number) => (_address: string, hop: number) => hop < count;
+
 export async function buildApp(config: Config, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     routerOptions: { maxParamLength: 1024 },
     exposeHeadRoutes: false,
-    trustProxy: config.trustProxy,
+    // A hop count N believes the nearest N entries of X-Forwarded-For (as proxy-addr counts hops).
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     genReqId: () => randomUUID(),
     return503OnClosing: true,
     // Requests are logged by request-hooks.ts, at debug level.
     logController: new LogController({ disableRequestLogging: true }),
     // Body schemas carry their own messages (errorMessage, in @pail/shared); a wrong type is refused, never coerced.
+    // The router's own refusals (a path that is not valid percent-encoding) answer like every other error.
+    frameworkErrors: (error, request, reply) => void answerError(error, request, reply),
     ajv: { customOptions: { allErrors: true, coerceTypes: false }, plugins: [(ajv) => ajvErrorsModule.default(ajv)] },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -43,8 +49,9 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   await app.register(backgroundWork, ctx);
   await app.register(requestHooks, ctx);
   await app.register(fastifyCookie);
+  // One file part and a few small text fields: text fields are held in memory, so they are kept tiny.
   await app.register(fastifyMultipart, {
-    limits: { fileSize: config.maxFileBytes + 1, files: 10, fields: 50, parts: 100, fieldSize: 1024 * 1024 },
+    limits: { fileSize: config.maxFileBytes + 1, files: 1, fields: MULTIPART_FIELDS, parts: MULTIPART_FIELDS + 1, fieldSize: 1024, headerPairs: 20 },
   });
   await app.register(openApi, { publicUrl: config.publicUrl });
   installErrorHandlers(app);

@@ -4,6 +4,7 @@
  * a message that names the variable.
  */
 import { DEFAULT_PLAN_LIMITS, PLANS, type Plan } from '@pail/shared';
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type DatabaseConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
@@ -34,6 +35,14 @@ export interface Config {
   sessionSecret: string | undefined;
   plans: Record<Plan, { storageBytes: number; ratePerMinute: number }>;
   publicRateLimit: number;
+  /** Client API (dashboard sessions) requests per user per window, whatever the plan. */
+  clientRateLimit: number;
+  /** Sign-ups per client IP per hour. */
+  signupRateLimit: number;
+  /** Live buckets one user may have. */
+  maxBucketsPerUser: number;
+  /** Live API keys one user may have. */
+  maxKeysPerUser: number;
   /** Login attempts per 15 minutes, per account and per client IP. */
   loginRateLimit: number;
   /**
@@ -53,8 +62,11 @@ export interface Config {
   cacheMaxBytes: number;
   /** Seconds an orphaned blob must be old before garbage collection removes it. */
   gcGraceSeconds: number;
-  /** Trust X-Forwarded-For/-Proto from a reverse proxy (for client IPs in rate limits). */
-  trustProxy: boolean;
+  /**
+   * Which X-Forwarded-For/-Proto to believe (client IPs for rate limits):
+   * none, the nearest N hops, or those set by the listed proxy addresses.
+   */
+  trustProxy: false | number | string[];
   /** Directory of the built dashboard; served at `/` when it exists. */
   dashboardDir: string | undefined;
 }
@@ -84,6 +96,35 @@ function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], 
     throw new ConfigError(name, `must be one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
   }
   return raw as T;
+}
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * A hop count or the proxies' addresses (IPs, CIDR ranges, or loopback /
+ * linklocal / uniquelocal). Never "trust everything": then any client could
+ * name its own address and so pick a fresh rate budget with every request.
+ */
+function trustedProxies(env: Env, name: string): false | number | string[] {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '' || /^(0|false|no|off)$/i.test(raw)) return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  if (/^(true|yes|on)$/i.test(raw)) {
+    throw new ConfigError(
+      name,
+      "must be a hop count (e.g. 1) or the proxies' addresses (e.g. 10.0.0.5,172.16.0.0/12), not true: trusting every hop lets any client choose its own address",
+    );
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const prefixOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!PROXY_RANGE_NAMES.includes(entry) && (family === 0 || !prefixOk || rest.length > 0)) {
+      throw new ConfigError(name, `must be a hop count or a comma-separated list of IP addresses or CIDR ranges, got ${JSON.stringify(entry)}`);
+    }
+  }
+  return entries;
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {
@@ -161,6 +202,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     sessionSecret,
     plans,
     publicRateLimit: integer(env, 'PUBLIC_RATE_LIMIT', 600, 1),
+    clientRateLimit: integer(env, 'CLIENT_RATE_LIMIT', 600, 1),
+    signupRateLimit: integer(env, 'SIGNUP_RATE_LIMIT', 10, 1),
+    maxBucketsPerUser: integer(env, 'MAX_BUCKETS_PER_USER', 100, 1),
+    maxKeysPerUser: integer(env, 'MAX_KEYS_PER_USER', 100, 1),
     loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 1),
     rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
     maxFileBytes: integer(env, 'MAX_FILE_BYTES', 5 * 1024 ** 3, 0),
@@ -170,7 +215,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     cacheMaxObjectBytes: integer(env, 'CACHE_MAX_OBJECT_BYTES', 64 * 1024),
     cacheMaxBytes: integer(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024),
     gcGraceSeconds: integer(env, 'GC_GRACE_SECONDS', 3600),
-    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    trustProxy: trustedProxies(env, 'TRUST_PROXY'),
     dashboardDir: env.DASHBOARD_DIR || undefined,
   };
   return Object.freeze(config);

@@ -6,6 +6,7 @@
  * RATE_LIMIT_WINDOW_SECONDS=2 shows a budget refilling.
  */
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { setPlan } from '../src/domain/users.js';
@@ -63,6 +64,30 @@ async function newKey(url: string, user: TestUser): Promise<string> {
   });
   expect(response.status).toBe(201);
   return (await json(response)).data.key;
+}
+
+/** A login sent from a chosen loopback address (Linux answers on all of 127.0.0.0/8). */
+function loginFrom(localAddress: string, url: string, email: string, password: string) {
+  return postFrom(localAddress, `${url}/api/auth/login`, { email, password });
+}
+
+/** A JSON POST from a chosen loopback address. */
+function postFrom(localAddress: string, url: string, json: unknown): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  const body = JSON.stringify(json);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      url,
+      { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text, headers: response.headers }));
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
 }
 
 async function login(url: string, email: string, password: string, headers: Record<string, string> = {}) {
@@ -347,6 +372,110 @@ describe('budgets refill after the window (RATE_LIMIT_WINDOW_SECONDS=2)', () => 
   });
 });
 
+describe('Client API budget per user (CLIENT_RATE_LIMIT) and sign-ups per address (SIGNUP_RATE_LIMIT)', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { CLIENT_RATE_LIMIT: '4', SIGNUP_RATE_LIMIT: '2', PLAN_FREE_RATE_LIMIT: '50' } });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('a session token gets CLIENT_RATE_LIMIT requests a minute, then 429, whatever route; the API key keeps its own budget', async () => {
+    const user = await signUp(server.url); // signs up from 127.0.0.1: one of that address's two
+    const session = { authorization: `Bearer ${user.token}` };
+    // signUp() made one Client API request already (POST /api/keys).
+    for (let remaining = 2; remaining >= 0; remaining--) {
+      const response = await fetch(`${server.url}/api/buckets`, { headers: session });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('ratelimit-limit')).toBe('4');
+      expect(response.headers.get('ratelimit-remaining')).toBe(String(remaining));
+    }
+    for (const path of ['/api/buckets', '/api/keys', '/api/auth/me']) {
+      const refused = await fetch(`${server.url}${path}`, { headers: session });
+      expect(refused.status, path).toBe(429);
+      expect(await json(refused)).toMatchObject({ error: 'Rate limit exceeded' });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    const cookie = await fetch(`${server.url}/api/buckets`, { headers: { cookie: user.cookie } });
+    expect(cookie.status).toBe(429);
+    expect((await fetch(`${server.url}/api/v1/buckets`, { headers: { 'x-api-key': user.apiKey } })).status).toBe(200);
+  });
+
+  it('an address gets SIGNUP_RATE_LIMIT sign-ups an hour; another address is not held back', async () => {
+    const signup = (from: string) => postFrom(from, `${server.url}/api/auth/signup`, { email: `new-${randomUUID()}@example.com`, password: 'long enough' });
+    expect((await signup('127.0.0.3')).status).toBe(201);
+    expect((await signup('127.0.0.3')).status).toBe(201);
+    const refused = await signup('127.0.0.3');
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: 'Rate limit exceeded' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(60);
+    expect((await signup('127.0.0.4')).status).toBe(201);
+  });
+});
+
+describe('per-user limits on buckets and keys, and bad credentials per address', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { MAX_BUCKETS_PER_USER: '2', MAX_KEYS_PER_USER: '2', PUBLIC_RATE_LIMIT: '3' } });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('MAX_BUCKETS_PER_USER: racing creates never pass it; a deleted bucket frees its place', async () => {
+    const user = await signUp(server.url);
+    const dev = devApi(server.url, user);
+    const created = await Promise.all(Array.from({ length: 5 }, (_, i) => dev('', { method: 'POST', body: JSON.stringify({ name: `race-${i}` }) })));
+    const statuses = created.map((response) => response.status).sort();
+    expect(statuses).toEqual([201, 201, 403, 403, 403]);
+    const refused = created.find((response) => response.status === 403)!;
+    expect(await json(refused)).toEqual({ error: 'Limit reached: a user may have at most 2 buckets; delete one first', code: 'Forbidden' });
+    const listed = (await json(await dev(''))).data as { id: number }[];
+    expect(listed).toHaveLength(2);
+    expect((await dev(`/${listed[0]!.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await dev('', { method: 'POST', body: JSON.stringify({ name: 'after-delete' }) })).status).toBe(201);
+  });
+
+  it('MAX_KEYS_PER_USER: a third live key is refused; revoking one frees its place', async () => {
+    const user = await signUp(server.url); // one key already
+    const keys = (init: RequestInit = {}, path = '') =>
+      fetch(`${server.url}/api/keys${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${user.token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+      });
+    const second = await keys({ method: 'POST', body: '{}' });
+    expect(second.status).toBe(201);
+    const third = await keys({ method: 'POST', body: '{}' });
+    expect(third.status).toBe(403);
+    expect((await json(third)).error).toBe('Limit reached: a user may have at most 2 API keys; delete one first');
+    expect((await keys({ method: 'DELETE' }, `/${(await json(second)).data.id}`)).status).toBe(200);
+    expect((await keys({ method: 'POST', body: '{}' })).status).toBe(201);
+  });
+
+  it("requests with an unknown key or token count against the address's budget: 401, then 429", async () => {
+    const from = '127.0.0.5';
+    const guess = (key: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = httpRequest(`${server.url}/api/v1/buckets`, { localAddress: from, headers: { 'x-api-key': key } }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    for (let i = 0; i < 3; i++) expect(await guess(`pail_guess${i}`)).toBe(401);
+    expect(await guess('pail_guess-again')).toBe(429);
+    // Another address, and real keys, are not held back.
+    const user = await signUp(server.url);
+    expect((await fetch(`${server.url}/api/v1/buckets`, { headers: { 'x-api-key': user.apiKey } })).status).toBe(200);
+  });
+});
+
 describe('login throttling (LOGIN_RATE_LIMIT)', () => {
   describe('per account, LOGIN_RATE_LIMIT=3', () => {
     let server: TestServer;
@@ -385,6 +514,18 @@ describe('login throttling (LOGIN_RATE_LIMIT)', () => {
       expect((await login(server.url, victim.email, victim.password)).status).toBe(429);
       expect((await login(server.url, other.email, 'wrong')).status).toBe(401);
       expect((await login(server.url, other.email, other.password)).status).toBe(200);
+    });
+
+    it('an account guessed at from one address still lets its owner in from another', async () => {
+      const owner = await signUp(server.url);
+      const guesser = '127.0.0.2';
+      for (let i = 0; i < 3; i++) expect((await loginFrom(guesser, server.url, owner.email, `guess ${i}`)).status).toBe(401);
+      // The guessing address is refused, even with the right password ...
+      expect((await loginFrom(guesser, server.url, owner.email, owner.password)).status).toBe(429);
+      // ... while the owner, from an address with no failures, logs in.
+      const fromOwner = await loginFrom('127.0.0.1', server.url, owner.email, owner.password);
+      expect(fromOwner.status).toBe(200);
+      expect(fromOwner.body).toContain('"token"');
     });
 
     it('treats an unknown email the same way, so throttling tells nothing about which accounts exist', async () => {
@@ -517,9 +658,54 @@ describe('configuration', () => {
     });
     expect(defaults.publicRateLimit).toBe(600);
     expect(defaults.loginRateLimit).toBe(10);
-    for (const name of ['PLAN_FREE_RATE_LIMIT', 'PLAN_MAX_RATE_LIMIT', 'PUBLIC_RATE_LIMIT', 'LOGIN_RATE_LIMIT']) {
+    expect(defaults.clientRateLimit).toBe(600);
+    expect(defaults.signupRateLimit).toBe(10);
+    expect(loadConfig({ CLIENT_RATE_LIMIT: '7', SIGNUP_RATE_LIMIT: '8' })).toMatchObject({ clientRateLimit: 7, signupRateLimit: 8 });
+    expect(defaults).toMatchObject({ maxBucketsPerUser: 100, maxKeysPerUser: 100 });
+    expect(loadConfig({ MAX_BUCKETS_PER_USER: '3', MAX_KEYS_PER_USER: '4' })).toMatchObject({ maxBucketsPerUser: 3, maxKeysPerUser: 4 });
+    for (const name of [
+      'PLAN_FREE_RATE_LIMIT',
+      'PLAN_MAX_RATE_LIMIT',
+      'PUBLIC_RATE_LIMIT',
+      'LOGIN_RATE_LIMIT',
+      'CLIENT_RATE_LIMIT',
+      'SIGNUP_RATE_LIMIT',
+      'MAX_BUCKETS_PER_USER',
+      'MAX_KEYS_PER_USER',
+    ]) {
       expect(() => loadConfig({ [name]: 'lots' }), name).toThrow(new RegExp(name));
       expect(() => loadConfig({ [name]: '0' }), name).toThrow(new RegExp(name));
     }
   });
+
+  it('TRUST_PROXY is a hop count or the proxies\' addresses, never "trust everything"', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.5, 172.16.0.0/12,::1,loopback' }).trustProxy).toEqual(['10.0.0.5', '172.16.0.0/12', '::1', 'loopback']);
+    for (const bad of ['true', 'yes', 'on']) expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY must be a hop count .* not true/);
+    for (const bad of ['proxy.example.com', '10.0.0.0/33', '10.0.0.1/8/2', '1,,2']) expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+  });
+});
+
+describe('behind a proxy (TRUST_PROXY)', () => {
+  for (const trust of ['1', '127.0.0.1']) {
+    it(`TRUST_PROXY=${trust}: the client address is the one the proxy saw, and a client cannot choose its own`, async () => {
+      const server = await startTestServer({ env: { TRUST_PROXY: trust, PUBLIC_RATE_LIMIT: '2' } });
+      try {
+        const owner = await signUp(server.url);
+        const { storageUrl } = await publicFile(server.url, owner);
+        const from = (chain: string) => fetch(storageUrl, { headers: { 'x-forwarded-for': chain } });
+        expect((await from('198.51.100.1')).status).toBe(200);
+        expect((await from('198.51.100.1')).status).toBe(200);
+        expect((await from('198.51.100.1')).status).toBe(429);
+        // Another client behind the proxy has its own budget.
+        expect((await from('198.51.100.2')).status).toBe(200);
+        // A client that writes its own X-Forwarded-For gets the proxy's entry appended: still itself.
+        expect((await from('203.0.113.9, 198.51.100.1')).status).toBe(429);
+      } finally {
+        await server.close();
+      }
+    });
+  }
 });

@@ -19,9 +19,9 @@ export function registerKeyCommands(program: Command): void {
     .addHelpText('after', '\nExamples:\n  $ pail keys create alice@example.com --name ci\n  $ pail keys create alice@example.com --json')
     .action(async (email: string, options: { name?: string; json?: boolean }) => {
       const { createApiKey } = await server();
-      const { user, created } = await withDatabase(async ({ db }) => {
+      const { user, created } = await withDatabase(async ({ db, config }) => {
         const owner = await requireUser(db, email);
-        return { user: owner, created: await createApiKey(db, owner.id, options.name) };
+        return { user: owner, created: await createApiKey(db, owner.id, options.name, config.maxKeysPerUser) };
       });
       if (options.json) return printJson(created);
       print(`Created API key ${created.id} "${created.name}" for ${user.email} (prefix ${created.prefix}).`);

@@ -7,7 +7,8 @@ import type { ApiKey, CreatedApiKey } from '@pail/shared';
 import { hash, randomBytes } from 'node:crypto';
 import type { Caches } from '../cache/caches.js';
 import type { Db } from '../db/database.js';
-import { findKeyOwner, insertApiKey, listLiveKeys, revokeKey, touchKey, type KeyOwner } from '../db/repositories/api-keys.js';
+import { countLiveKeys, findKeyOwner, insertApiKey, listLiveKeys, revokeKey, touchKey, type KeyOwner } from '../db/repositories/api-keys.js';
+import { insertWithinLimit } from '../db/repositories/users.js';
 import type { ApiKeyRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
@@ -35,9 +36,9 @@ export function parseKeyName(name: string | null | undefined): string {
   return trimmed;
 }
 
-export async function createApiKey(db: Db, userId: number, name: string | null | undefined): Promise<CreatedApiKey> {
+export async function createApiKey(db: Db, userId: number, name: string | null | undefined, maxKeys: number): Promise<CreatedApiKey> {
   const key = KEY_MARK + randomBytes(32).toString('base64url');
-  const row = await insertApiKey(db, {
+  const values = {
     user_id: userId,
     name: parseKeyName(name),
     prefix: key.slice(0, PREFIX_LENGTH),
@@ -45,7 +46,15 @@ export async function createApiKey(db: Db, userId: number, name: string | null |
     created_at: nowIso(),
     last_used_at: null,
     revoked_at: null,
-  });
+  };
+  const row = await insertWithinLimit(
+    db,
+    userId,
+    maxKeys,
+    (trx) => countLiveKeys(trx, userId),
+    (trx) => insertApiKey(trx, values),
+  );
+  if (!row) throw errors.tooMany('API keys', maxKeys);
   return { id: row.id, name: row.name, prefix: row.prefix, key, created_at: row.created_at };
 }
 

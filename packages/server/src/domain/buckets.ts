@@ -6,7 +6,8 @@ import { bucketNameProblem, type StorageBucket } from '@pail/shared';
 import { randomBytes } from 'node:crypto';
 import type { Caches } from '../cache/caches.js';
 import type { Db } from '../db/database.js';
-import { findOwnLiveBucket, insertBucket, listLiveBuckets, liveBucketNamed, setBucketPublic } from '../db/repositories/buckets.js';
+import { countLiveBuckets, findOwnLiveBucket, insertBucket, listLiveBuckets, liveBucketNamed, setBucketPublic } from '../db/repositories/buckets.js';
+import { insertWithinLimit } from '../db/repositories/users.js';
 import type { BucketIdentity, BucketRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
@@ -44,20 +45,28 @@ function parseVisibility(input: VisibilityInput): boolean | undefined {
   return fromVisibility ?? input.public;
 }
 
-export async function createBucket(db: Db, ownerId: number, input: VisibilityInput & { name: string }): Promise<StorageBucket> {
+export async function createBucket(db: Db, ownerId: number, input: VisibilityInput & { name: string }, maxBuckets: number): Promise<StorageBucket> {
   const problem = bucketNameProblem(input.name);
   if (problem) throw errors.validation(problem);
   const isPublic = parseVisibility(input) ?? false;
   if (await liveBucketNamed(db, ownerId, input.name)) throw errors.bucketNameTaken();
   try {
-    const row = await insertBucket(db, {
-      owner_id: ownerId,
-      name: input.name,
-      // Globally unique and never reused, so a URL or blob key can never point at another bucket.
-      storage_name: `${input.name}-${randomBytes(6).toString('hex')}`,
-      public: isPublic ? 1 : 0,
-      created_at: nowIso(),
-    });
+    const row = await insertWithinLimit(
+      db,
+      ownerId,
+      maxBuckets,
+      (trx) => countLiveBuckets(trx, ownerId),
+      (trx) =>
+        insertBucket(trx, {
+          owner_id: ownerId,
+          name: input.name,
+          // Globally unique and never reused, so a URL or blob key can never point at another bucket.
+          storage_name: `${input.name}-${randomBytes(6).toString('hex')}`,
+          public: isPublic ? 1 : 0,
+          created_at: nowIso(),
+        }),
+    );
+    if (!row) throw errors.tooMany('buckets', maxBuckets);
     return bucketView(row);
   } catch (error) {
     // Two creates racing for one name: the partial unique index decides.

@@ -41,4 +41,5 @@ export const errors = {
   rangeNotSatisfiable: (size: number) => new AppError('RangeNotSatisfiable', 'Range not satisfiable', { 'content-range': `bytes */${size}` }),
   rateLimited: (retryAfterSeconds: number) => new AppError('RateLimited', 'Rate limit exceeded', { 'retry-after': String(retryAfterSeconds) }),
   unavailable: (message: string) => new AppError('ServiceUnavailable', message),
+  tooMany: (what: 'buckets' | 'API keys', max: number) => new AppError('Forbidden', `Limit reached: a user may have at most ${max} ${what}; delete one first`),
 };

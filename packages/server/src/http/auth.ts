@@ -28,19 +28,29 @@ function bearer(request: FastifyRequest): string | undefined {
   return match ? match[1] : '';
 }
 
+/**
+ * A missing, unknown or revoked credential: 401, counted against the client
+ * address's budget (PUBLIC_RATE_LIMIT), so guessing keys or tokens costs what
+ * anonymous requests cost (429 once it is spent).
+ */
+async function refuseCredential(ctx: AppContext, request: FastifyRequest): Promise<never> {
+  await ctx.rateLimits.consumeIp(request.ip);
+  throw errors.unauthorized();
+}
+
 /** Developer API: `x-api-key` or `Authorization: Bearer <key>`, then the user's rate budget. */
 export function apiKeyAuth(ctx: AppContext) {
   return async function authenticateApiKey(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const headerKey = request.headers['x-api-key'];
     const key = typeof headerKey === 'string' ? headerKey : bearer(request);
     if (key === undefined) {
-      if (!request.routeOptions.config.anonymousRead) throw errors.unauthorized();
+      if (!request.routeOptions.config.anonymousRead) return refuseCredential(ctx, request);
       request.principal = { via: 'anonymous', user: null };
       reply.headers(budgetHeaders(await ctx.rateLimits.consumeIp(request.ip)));
       return;
     }
     const found = key === '' ? null : await ctx.apiKeys.authenticate(key);
-    if (!found) throw errors.unauthorized();
+    if (!found) return refuseCredential(ctx, request);
     request.principal = { via: 'api-key', user: found.user, keyId: found.keyId };
     reply.headers(budgetHeaders(await ctx.rateLimits.consumeUser(found.user.id, planOf(found.user))));
   };
@@ -48,11 +58,12 @@ export function apiKeyAuth(ctx: AppContext) {
 
 /** Client API: the session cookie, or the session's JWT as a bearer token. */
 export function sessionAuth(ctx: AppContext) {
-  return async function authenticateSession(request: FastifyRequest): Promise<void> {
+  return async function authenticateSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const principal = await sessionPrincipal(ctx, request);
-    if (!principal) throw errors.unauthorized();
+    if (!principal) return refuseCredential(ctx, request);
     request.principal = principal;
     if (principal.via === 'session-cookie') refuseCrossSite(ctx, request);
+    reply.headers(budgetHeaders(await ctx.rateLimits.consumeClient(principal.user.id)));
   };
 }
 
@@ -99,7 +110,7 @@ export function optionalAnyAuth(ctx: AppContext) {
       request.principal = session;
       return;
     }
-    if (token !== undefined) throw errors.unauthorized();
+    if (token !== undefined) return refuseCredential(ctx, request);
     request.principal = { via: 'anonymous', user: null };
     reply.headers(budgetHeaders(await ctx.rateLimits.consumeIp(request.ip)));
   };

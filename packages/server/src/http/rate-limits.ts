@@ -2,8 +2,13 @@
  * Request budgets, on rate-limiter-flexible: in-process counters by default,
  * Redis when REDIS_URL is set (one budget per user across all instances).
  * - Developer API: per user, all of a user's keys share it; size from the plan.
+ * - Client API (sessions): per user, its own budget (CLIENT_RATE_LIMIT), so a
+ *   session token is no way around the plan's.
  * - Anonymous public downloads: per client IP.
- * - Login failures: per account and per client IP, over 15 minutes.
+ * - Sign-ups: per client IP, per hour.
+ * - Login failures: per account from each client IP, and per client IP, over
+ *   15 minutes. An account guessed at from one address stays open to its
+ *   owner's address.
  * If Redis cannot be reached the request fails with 503, never hangs.
  */
 import type { Plan } from '@pail/shared';
@@ -13,6 +18,7 @@ import type { Config } from '../config.js';
 import { errors } from '../domain/errors.js';
 
 const LOGIN_WINDOW_SECONDS = 15 * 60;
+const SIGNUP_WINDOW_SECONDS = 60 * 60;
 
 export interface Budget {
   limit: number;
@@ -24,11 +30,15 @@ export interface Budget {
 export class RateLimits {
   private readonly perPlan: Record<Plan, RateLimiterAbstract>;
   private readonly publicIp: RateLimiterAbstract;
+  private readonly client: RateLimiterAbstract;
+  private readonly signups: RateLimiterAbstract;
   private readonly loginByIp: RateLimiterAbstract;
-  private readonly loginByEmail: RateLimiterAbstract;
+  /** Keyed by account and address together: failures elsewhere never lock out the owner. */
+  private readonly loginByAccount: RateLimiterAbstract;
 
   constructor(
-    private readonly config: Pick<Config, 'plans' | 'publicRateLimit' | 'loginRateLimit' | 'rateLimitWindowSeconds'> & Partial<Pick<Config, 'redisKeyPrefix'>>,
+    private readonly config: Pick<Config, 'plans' | 'publicRateLimit' | 'clientRateLimit' | 'signupRateLimit' | 'loginRateLimit' | 'rateLimitWindowSeconds'> &
+      Partial<Pick<Config, 'redisKeyPrefix'>>,
     redis?: Redis,
   ) {
     const redisPrefix = config.redisKeyPrefix ?? 'pail:';
@@ -44,8 +54,10 @@ export class RateLimits {
       max: make('rl:max', config.plans.max.ratePerMinute, WINDOW_SECONDS),
     };
     this.publicIp = make('rl:ip', config.publicRateLimit, WINDOW_SECONDS);
+    this.client = make('rl:client', config.clientRateLimit, WINDOW_SECONDS);
+    this.signups = make('signup:ip', config.signupRateLimit, SIGNUP_WINDOW_SECONDS);
     this.loginByIp = make('login:ip', config.loginRateLimit * 5, LOGIN_WINDOW_SECONDS);
-    this.loginByEmail = make('login:email', config.loginRateLimit, LOGIN_WINDOW_SECONDS);
+    this.loginByAccount = make('login:account', config.loginRateLimit, LOGIN_WINDOW_SECONDS);
   }
 
   /** Spends one request of a user's budget; throws 429 (with the budget) when it is gone. */
@@ -57,6 +69,16 @@ export class RateLimits {
     return spend(this.publicIp, ip, this.config.publicRateLimit);
   }
 
+  /** Spends one request of a user's Client API budget. */
+  consumeClient(userId: number): Promise<Budget> {
+    return spend(this.client, `u${userId}`, this.config.clientRateLimit);
+  }
+
+  /** Counts a sign-up from this address; 429 once the address has made its hour's worth. */
+  async startSignup(ip: string): Promise<void> {
+    await spend(this.signups, ip, this.config.signupRateLimit);
+  }
+
   /**
    * Counts a login attempt as a failure before the password is checked, in one
    * atomic step per counter, so simultaneous guesses cannot all pass a check
@@ -66,7 +88,7 @@ export class RateLimits {
   async startLogin(ip: string, email: string): Promise<void> {
     await spend(this.loginByIp, ip, this.config.loginRateLimit * 5);
     try {
-      await spend(this.loginByEmail, email, this.config.loginRateLimit);
+      await spend(this.loginByAccount, accountFrom(email, ip), this.config.loginRateLimit);
     } catch (error) {
       // Refused for the account's sake: not a failure of the address.
       await guard(this.loginByIp.reward(ip, 1));
@@ -75,9 +97,11 @@ export class RateLimits {
   }
 
   async loginSucceeded(ip: string, email: string): Promise<void> {
-    await Promise.all([guard(this.loginByEmail.delete(email)), guard(this.loginByIp.reward(ip, 1))]);
+    await Promise.all([guard(this.loginByAccount.delete(accountFrom(email, ip))), guard(this.loginByIp.reward(ip, 1))]);
   }
 }
+
+const accountFrom = (email: string, ip: string): string => `${ip} ${email}`;
 
 async function spend(limiter: RateLimiterAbstract, key: string, limit: number): Promise<Budget> {
   try {

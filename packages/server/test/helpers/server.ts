@@ -41,6 +41,8 @@ export async function startTestServer(options: { env?: Record<string, string>; d
     // Generous budgets so suites are not throttled; rate-limit tests set their own.
     PLAN_FREE_RATE_LIMIT: '100000',
     PUBLIC_RATE_LIMIT: '100000',
+    CLIENT_RATE_LIMIT: '100000',
+    SIGNUP_RATE_LIMIT: '100000',
     ...backend.env,
     ...options.env,
     DATA_DIR: dataDir,

@@ -31,6 +31,8 @@ export async function bootApp(env: Record<string, string>, dataDir: string): Pro
     LOG_LEVEL: 'silent',
     PLAN_FREE_RATE_LIMIT: '100000',
     PUBLIC_RATE_LIMIT: '100000',
+    CLIENT_RATE_LIMIT: '100000',
+    SIGNUP_RATE_LIMIT: '100000',
     ...env,
     DATA_DIR: dataDir,
     PORT: String(port),

@@ -2,17 +2,23 @@
  * Rate limits live in Redis when REDIS_URL is set. When Redis cannot be
  * reached, requests that need a budget get a quick 503 {error} (Pail fails
  * closed: without the shared counter it cannot enforce the plan's budget), the
- * process stays up, and everything that needs no budget keeps working.
+ * process stays up, and everything that needs no budget keeps working. Every
+ * API request has a budget now (the Developer API's plan, the Client API's
+ * CLIENT_RATE_LIMIT, sign-ups per address), so users are made here without HTTP.
  * Needs PAIL_TEST_BACKEND=scaled (the scaled project).
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendKind } from '../helpers/backends.js';
-import { json, signUp, type TestUser } from '../helpers/client.js';
+import { createApiKey } from '../../src/domain/api-keys.js';
+import { createSession } from '../../src/domain/sessions.js';
+import { createUser } from '../../src/domain/users.js';
+import { json } from '../helpers/client.js';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
-let user: TestUser;
+let user: { apiKey: string; token: string };
 let blackHole: Server;
 
 beforeAll(async () => {
@@ -20,13 +26,21 @@ beforeAll(async () => {
   // Nothing listens on this port: connections are refused at once.
   const closedPort = await freePort();
   server = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${closedPort}` } });
-  user = await signUp(server.url);
+  user = await userWithoutHttp(server);
 });
 
 afterAll(async () => {
   await server?.close();
   await new Promise<void>((resolve) => (blackHole ? blackHole.close(() => resolve()) : resolve()));
 });
+
+/** A user with a key and a session, made through the domain functions (sign-up itself needs Redis). */
+async function userWithoutHttp(target: TestServer): Promise<{ apiKey: string; token: string }> {
+  const { db, tokens } = target.app.pail;
+  const row = await createUser(db, { email: `redis-down-${randomUUID()}@example.com`, password: 'correct horse' });
+  const key = await createApiKey(db, row.id, 'test', 10);
+  return { apiKey: key.key, token: await createSession(db, tokens, row.id) };
+}
 
 async function timed(request: Promise<Response>): Promise<{ response: Response; ms: number }> {
   const started = Date.now();
@@ -47,14 +61,16 @@ describe('Redis unreachable', () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
-  it('anonymous downloads (per-IP budget) get 503 too; session requests without a budget still work', async () => {
+  it('anonymous downloads (per-IP budget) and session requests (the Client API budget) get 503 too; probes still work', async () => {
     const anonymous = await timed(fetch(`${server.url}/api/v1/buckets/1/files/x.txt`));
     expect(anonymous.response.status).toBe(503);
     expect(typeof (await json(anonymous.response)).error).toBe('string');
     expect(anonymous.ms).toBeLessThan(5000);
 
-    const me = await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${user.token}` } });
-    expect(me.status).toBe(200);
+    const me = await timed(fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${user.token}` } }));
+    expect(me.response.status).toBe(503);
+    expect(me.ms).toBeLessThan(5000);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   });
 
   it('a Redis that stops answering after the connection is up does not hang requests either', async () => {
@@ -78,7 +94,7 @@ describe('Redis unreachable', () => {
     const port = typeof address === 'object' && address ? address.port : 0;
     const stalled = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
     try {
-      const other = await signUp(stalled.url);
+      const other = await userWithoutHttp(stalled);
       await new Promise((resolve) => setTimeout(resolve, 300)); // let the client become ready
       const { response, ms } = await timed(
         fetch(`${stalled.url}/api/v1/buckets`, { headers: { 'x-api-key': other.apiKey }, signal: AbortSignal.timeout(20_000) }),
@@ -101,7 +117,7 @@ describe('Redis unreachable', () => {
     const port = typeof address === 'object' && address ? address.port : 0;
     const stalled = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
     try {
-      const other = await signUp(stalled.url);
+      const other = await userWithoutHttp(stalled);
       const { response, ms } = await timed(
         fetch(`${stalled.url}/api/v1/buckets`, { headers: { 'x-api-key': other.apiKey }, signal: AbortSignal.timeout(20_000) }),
       );

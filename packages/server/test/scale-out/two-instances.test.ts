@@ -38,6 +38,8 @@ beforeAll(async () => {
     PLAN_FREE_STORAGE_BYTES: String(STORAGE_CAP),
     PLAN_FREE_RATE_LIMIT: String(RATE_LIMIT),
     PUBLIC_RATE_LIMIT: '100000',
+    CLIENT_RATE_LIMIT: '100000',
+    SIGNUP_RATE_LIMIT: '100000',
   };
   // Started together on a schema nobody has migrated yet. If one fails, stop the other.
   const started = await Promise.allSettled([spawnServer(shared), spawnServer(shared)]);

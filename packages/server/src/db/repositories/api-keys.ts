@@ -13,6 +13,16 @@ export function insertApiKey(db: Db, values: Omit<ApiKeysTable, 'id'>): Promise<
   return db.insertInto('api_keys').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
+export async function countLiveKeys(db: Db, userId: number): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export function listLiveKeys(db: Db, userId: number): Promise<ApiKeyRow[]> {
   return db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).where('revoked_at', 'is', null).orderBy('id').execute();
 }

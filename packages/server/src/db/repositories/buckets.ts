@@ -10,6 +10,16 @@ export function insertBucket(db: Db, values: { owner_id: number; name: string; s
     .executeTakeFirstOrThrow();
 }
 
+export async function countLiveBuckets(db: Db, ownerId: number): Promise<number> {
+  const row = await db
+    .selectFrom('buckets')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('owner_id', '=', ownerId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function liveBucketNamed(db: Db, ownerId: number, name: string): Promise<boolean> {
   const row = await db
     .selectFrom('buckets')

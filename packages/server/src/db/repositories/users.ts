@@ -29,3 +29,27 @@ export async function storageUsed(db: Db, userId: number): Promise<number> {
 export function findAccount(db: Db, userId: number): Promise<AccountRow | undefined> {
   return db.selectFrom('users').select(ACCOUNT_COLUMNS).where('id', '=', userId).executeTakeFirst();
 }
+
+/**
+ * Runs `insert` only while the user has fewer than `max` rows counted by
+ * `count`, in one transaction that first writes the user's row: a row lock on
+ * PostgreSQL and the write lock on SQLite, so racing inserts cannot together
+ * pass `max`. Undefined when the user is at the limit.
+ */
+export function insertWithinLimit<T>(
+  db: Db,
+  userId: number,
+  max: number,
+  count: (trx: Db) => Promise<number>,
+  insert: (trx: Db) => Promise<T>,
+): Promise<T | undefined> {
+  return db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('users')
+      .set((eb) => ({ plan: eb.ref('plan') }))
+      .where('id', '=', userId)
+      .execute();
+    if ((await count(trx)) >= max) return undefined;
+    return insert(trx);
+  });
+}

@@ -29,6 +29,7 @@ export function registerAccountRoutes(app: Scope, ctx: AppContext): void {
     schema: { body: CredentialsBody, response: { 201: AuthResponse } },
     handler: async (request, reply) => {
       if (ctx.config.signup === 'closed') throw errors.signupClosed();
+      await ctx.rateLimits.startSignup(request.ip);
       const user = await createUser(ctx.db, request.body);
       return reply.code(201).send(await startSession(reply, user));
     },

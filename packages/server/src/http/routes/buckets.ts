@@ -36,7 +36,7 @@ export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): v
     tag,
     schema: { body: CreateBucketBody, response: { 201: Data(StorageBucketSchema) } },
     handler: async (request, reply) => {
-      const bucket = await createBucket(db, signedIn(request).id, request.body);
+      const bucket = await createBucket(db, signedIn(request).id, request.body, ctx.config.maxBucketsPerUser);
       return reply.code(201).send({ data: bucket });
     },
   });
