@@ -14,6 +14,8 @@ export type Principal =
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
+    /** The error code the request was answered with (error-handler.ts), for metrics; null when it succeeded. */
+    errorCode: string | null;
   }
   interface FastifyContextConfig {
     /** The operation's name (operations.ts), for logs, metrics and rate limits. */

@@ -63,6 +63,7 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
   }
   reply.header('x-request-id', request.id);
   const appError = toAppError(error);
+  request.errorCode = appError?.code ?? 'InternalError';
   if (appError) {
     if (appError.status >= 500) request.log.warn({ err: error }, appError.message);
     return reply.code(appError.status).headers(appError.headers).send({ error: appError.message, code: appError.code });

@@ -6,6 +6,7 @@
 export const OPERATIONS = {
   healthz: 'The process is up',
   readyz: 'The metadata store and the blob store answer',
+  metrics: 'Prometheus metrics (METRICS_TOKEN: a bearer token)',
   signup: 'Create an account',
   login: 'Log in',
   logout: 'Log out (revokes the session and its token)',

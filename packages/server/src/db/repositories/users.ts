@@ -53,3 +53,12 @@ export function insertWithinLimit<T>(
     return insert(trx);
   });
 }
+
+/** Bytes stored by all users together. */
+export async function totalStorageUsed(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('storage_used_bytes'), eb.lit(0)).as('total'))
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}

@@ -1,0 +1,87 @@
+/** GET /metrics: Prometheus text with the counts a scrape of a real server shows. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp, type TestUser } from './helpers/client.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+let server: TestServer;
+let user: TestUser;
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { PLAN_FREE_STORAGE_BYTES: '100000', PLAN_FREE_RATE_LIMIT: '20' } });
+  user = await signUp(server.url);
+});
+afterAll(() => server.close());
+
+/** The value of one sample, `name{labels} value`; 0 when absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const got = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([key, value]) => got[key] === value)) return Number(match[3]);
+  }
+  return 0;
+}
+
+const scrape = async (target = server, headers: Record<string, string> = {}) => {
+  const response = await fetch(`${target.url}/metrics`, { headers });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return response.text();
+};
+
+describe('GET /metrics', () => {
+  it('counts requests by operation and status, their latency, bytes, uploads, refusals and storage used', async () => {
+    const before = await scrape();
+    const key = { 'x-api-key': user.apiKey };
+    const created = await fetch(`${server.url}/api/v1/buckets`, {
+      method: 'POST',
+      headers: { ...key, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'metered' }),
+    });
+    const bucket = ((await created.json()) as { data: { id: number } }).data.id;
+    for (let i = 0; i < 3; i++) {
+      const put = await fetch(`${server.url}/api/v1/buckets/${bucket}/files/f${i}.bin`, { method: 'PUT', headers: key, body: new Uint8Array(10_000) });
+      expect(put.status).toBe(201);
+    }
+    const got = await fetch(`${server.url}/api/v1/buckets/${bucket}/files/f0.bin`, { headers: key });
+    expect((await got.arrayBuffer()).byteLength).toBe(10_000);
+    // Refusals: over the cap, a bad key, then over the rate.
+    expect((await fetch(`${server.url}/api/v1/buckets/${bucket}/files/big.bin`, { method: 'PUT', headers: key, body: new Uint8Array(90_000) })).status).toBe(
+      409,
+    );
+    expect((await fetch(`${server.url}/api/v1/buckets`, { headers: { 'x-api-key': 'pail_wrong' } })).status).toBe(401);
+    let status = 200;
+    while (status !== 429) status = (await fetch(`${server.url}/api/v1/buckets`, { headers: key })).status;
+
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
+    expect(delta('pail_http_requests_total', { operation: 'uploadRaw', status: '201' })).toBe(3);
+    expect(delta('pail_http_requests_total', { operation: 'createBucket', status: '201' })).toBe(1);
+    expect(delta('pail_http_requests_total', { operation: 'readFile', status: '200' })).toBe(1);
+    expect(delta('pail_http_request_duration_seconds_count', { operation: 'uploadRaw' })).toBe(4); // the 409 too
+    expect(delta('pail_uploads_total', { operation: 'uploadRaw' })).toBe(3);
+    expect(delta('pail_http_received_bytes_total')).toBeGreaterThanOrEqual(3 * 10_000);
+    expect(delta('pail_http_sent_bytes_total')).toBeGreaterThanOrEqual(10_000);
+    expect(delta('pail_refusals_total', { reason: 'cap' })).toBe(1);
+    expect(delta('pail_refusals_total', { reason: 'auth' })).toBe(1);
+    expect(delta('pail_refusals_total', { reason: 'rate' })).toBe(1);
+    expect(sample(after, 'pail_storage_used_bytes')).toBe(30_000);
+    expect(after).toContain('# TYPE pail_http_request_duration_seconds histogram');
+  });
+
+  it('METRICS_TOKEN requires the bearer token; METRICS=off serves nothing', async () => {
+    const guarded = await startTestServer({ env: { METRICS_TOKEN: 'scrape-secret-123' } });
+    const off = await startTestServer({ env: { METRICS: 'off' } });
+    try {
+      expect((await fetch(`${guarded.url}/metrics`)).status).toBe(401);
+      expect((await fetch(`${guarded.url}/metrics`, { headers: { authorization: 'Bearer wrong-secret-123' } })).status).toBe(401);
+      expect(await scrape(guarded, { authorization: 'Bearer scrape-secret-123' })).toContain('pail_http_requests_total');
+      expect((await fetch(`${off.url}/metrics`)).status).toBe(404);
+    } finally {
+      await guarded.close();
+      await off.close();
+    }
+  });
+});
