@@ -13,6 +13,8 @@ import type { Config } from './config.js';
 import { defaultDashboardDir, installDashboard } from './http/dashboard.js';
 import { answerError, installErrorHandlers } from './http/error-handler.js';
 import { backgroundWork } from './http/plugins/background-work.js';
+import { connectionLimits } from './http/plugins/connections.js';
+import { metrics } from './http/plugins/metrics.js';
 import { openApi } from './http/plugins/openapi.js';
 import { requestHooks } from './http/plugins/request-hooks.js';
 import { registerAccountRoutes } from './http/routes/accounts.js';
@@ -34,6 +36,10 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     genReqId: () => randomUUID(),
     return503OnClosing: true,
+    // Slow clients (http/plugins/connections.ts): idle sockets close; headers must arrive in time. No
+    // limit on a whole request, which would cut long uploads whose bytes keep moving.
+    connectionTimeout: config.idleTimeoutSeconds * 1000,
+    http: { headersTimeout: config.headersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
     // Requests are logged by request-hooks.ts, at debug level.
     logController: new LogController({ disableRequestLogging: true }),
     // Body schemas carry their own messages (errorMessage, in @pail/shared); a wrong type is refused, never coerced.
@@ -45,9 +51,12 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   const ctx = await openServices(config, (error, what) => app.log.warn({ err: error }, what));
   app.decorate('pail', ctx);
   app.decorateRequest('principal', null, []);
+  app.decorateRequest('errorCode', null, []);
 
   await app.register(backgroundWork, ctx);
   await app.register(requestHooks, ctx);
+  await app.register(metrics, ctx);
+  await app.register(connectionLimits, ctx);
   await app.register(fastifyCookie);
   // One file part and a few small text fields: text fields are held in memory, so they are kept tiny.
   await app.register(fastifyMultipart, {

@@ -67,6 +67,16 @@ export interface Config {
    * none, the nearest N hops, or those set by the listed proxy addresses.
    */
   trustProxy: false | number | string[];
+  /** A connection with no bytes moving either way for this long is closed. */
+  idleTimeoutSeconds: number;
+  /** A request's headers must arrive within this long. */
+  headersTimeoutSeconds: number;
+  /** Open connections one client address may hold; 0: no cap (behind a proxy, every client is the proxy). */
+  maxConnectionsPerIp: number;
+  /** GET /metrics (Prometheus text) is served. */
+  metrics: boolean;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   /** Directory of the built dashboard; served at `/` when it exists. */
   dashboardDir: string | undefined;
 }
@@ -217,6 +227,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     gcGraceSeconds: integer(env, 'GC_GRACE_SECONDS', 3600),
     trustProxy: trustedProxies(env, 'TRUST_PROXY'),
     dashboardDir: env.DASHBOARD_DIR || undefined,
+    idleTimeoutSeconds: integer(env, 'IDLE_TIMEOUT_SECONDS', 30, 1, 3600),
+    headersTimeoutSeconds: integer(env, 'HEADERS_TIMEOUT_SECONDS', 20, 1, 3600),
+    maxConnectionsPerIp: integer(env, 'MAX_CONNECTIONS_PER_IP', 100),
+    metrics: boolean(env, 'METRICS', true),
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
   return Object.freeze(config);
 }
