@@ -93,7 +93,7 @@ function storagePorts(config: Config, database: OpenDatabase, blobs: BlobStore, 
     writes: database.writes,
     blobs,
     caches,
-    limits: { plans: config.plans, maxFileBytes: config.maxFileBytes, inlineMaxBytes: config.inlineMaxBytes },
+    limits: { plans: config.plans, maxFileBytes: config.maxFileBytes, inlineMaxBytes: config.inlineMaxBytes, maxUploadsPerUser: config.maxUploadsPerUser },
     storageHost: `${config.publicUrl}/storage`,
   };
 }

@@ -132,10 +132,36 @@ function cacheEpochs(): Migration {
   };
 }
 
+/**
+ * Uploads in flight hold their bytes against the owner's cap until they end
+ * (domain/uploads.ts). A row per upload, so a crashed instance's
+ * reservations lapse at `expires_at` instead of holding the bytes for ever.
+ */
+function uploadReservations(dialect: Dialect): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('upload_reservations')
+        .addColumn('id', 'text', (col) => col.primaryKey())
+        .addColumn('user_id', c.idType, (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('bytes', 'bigint', (col) => col.notNull())
+        .addColumn('expires_at', 'text', (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('upload_reservations_user').on('upload_reservations').column('user_id').execute();
+    },
+  };
+}
+
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     async getMigrations() {
-      return { '0001_initial': initial(dialect), '0002_inline_blobs': inlineBlobs(dialect), '0003_cache_epochs': cacheEpochs() };
+      return {
+        '0001_initial': initial(dialect),
+        '0002_inline_blobs': inlineBlobs(dialect),
+        '0003_cache_epochs': cacheEpochs(),
+        '0004_upload_reservations': uploadReservations(dialect),
+      };
     },
   };
 }

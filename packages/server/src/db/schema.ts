@@ -71,6 +71,14 @@ export interface CacheEpochsTable {
   epoch: number;
 }
 
+/** An upload in flight: bytes held against its owner's cap until it ends (or the row lapses). */
+export interface UploadReservationsTable {
+  id: string;
+  user_id: number;
+  bytes: number;
+  expires_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -79,6 +87,7 @@ export interface Database {
   objects: ObjectsTable;
   inline_blobs: InlineBlobsTable;
   cache_epochs: CacheEpochsTable;
+  upload_reservations: UploadReservationsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

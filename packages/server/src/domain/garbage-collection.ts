@@ -7,6 +7,7 @@
  * several instances may run this at once.
  */
 import { referencedKeys } from '../db/repositories/objects.js';
+import { dropLapsedReservations } from '../db/repositories/upload-reservations.js';
 import { resumePurges } from './bucket-deletion.js';
 import type { StoragePorts } from './ports.js';
 
@@ -23,6 +24,7 @@ export async function collectGarbage(
   now = Date.now(),
 ): Promise<GcReport> {
   const bucketsPurged = await resumePurges(ports);
+  await dropLapsedReservations(ports.db, new Date(now).toISOString());
   const cutoff = now - graceSeconds * 1000;
   let orphansRemoved = 0;
   let batch: string[] = [];

@@ -15,6 +15,8 @@ export interface StorageLimits {
   maxFileBytes: number;
   /** Files up to this size keep their bytes in the database; 0: every file goes to the blob store. */
   inlineMaxBytes: number;
+  /** Larger uploads one user may have in flight at once. */
+  maxUploadsPerUser: number;
 }
 
 export interface StoragePorts {

@@ -13,18 +13,15 @@ import type { Readable } from 'node:stream';
 import { BlobTooLargeError } from '../blob/blob-store.js';
 import { contentHashOf } from '../blob/content-hash.js';
 import { takeSmallBody } from '../blob/small-body.js';
-import { WriteRefused } from '../db/object-writes/object-writes.js';
-import { findObjectRow } from '../db/repositories/objects.js';
-import { storageUsed } from '../db/repositories/users.js';
+import { WriteRefused, type CommitInput } from '../db/object-writes/object-writes.js';
+import { findObjectRow, type StoredVersion } from '../db/repositories/objects.js';
 import type { AccountRow } from '../db/schema.js';
 import type { BucketIdentity } from './buckets.js';
 import { errors } from './errors.js';
 import { retireVersions } from './object-bytes.js';
 import type { StoragePorts } from './ports.js';
+import { UploadReservation } from './upload-reservations.js';
 import { planOf } from './users.js';
-
-/** Uploads of a declared size up to this go straight to the store; the commit checks the cap. */
-const PRECHECK_ABOVE_BYTES = 1024 * 1024;
 
 export interface UploadInput {
   owner: AccountRow;
@@ -44,55 +41,64 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
   const plan = planOf(owner);
   const cap = ports.limits.plans[plan].storageBytes;
   if (input.declaredSize !== undefined && input.declaredSize > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);
-  // Room left under the cap, counting the replaced file's bytes as freed. Only
-  // a guide to stop a doomed large upload early; the commit is the real
-  // check, so small uploads of a known size skip the two lookups.
-  let maxBytes = maxFileBytes;
-  if (input.declaredSize === undefined || input.declaredSize > PRECHECK_ABOVE_BYTES) {
-    const existing = await findObjectRow(ports.db, bucket.id, filename);
-    const headroom = Math.max(0, cap - (await storageUsed(ports.db, owner.id)) + (existing?.size ?? 0));
-    if (input.declaredSize !== undefined && input.declaredSize > headroom) throw errors.storageLimit(plan, cap);
-    maxBytes = Math.min(maxBytes, headroom);
-  }
-  const tooLarge = () => (maxBytes === maxFileBytes ? errors.fileTooLarge(maxFileBytes) : errors.storageLimit(plan, cap));
 
   const storageKey = `${bucket.storage_name}/${timeOrderedUuid()}`;
-  // A body that may be small is read that far first; a longer one carries on to the store.
-  const body =
-    input.declaredSize !== undefined && input.declaredSize > inlineMaxBytes
-      ? { stream: input.body }
-      : await takeSmallBody(input.body, Math.min(inlineMaxBytes, maxBytes));
-  let stored: { size: number; contentHash: string; inlineBytes?: Buffer };
-  if ('small' in body) {
-    if (body.small.length > maxBytes) throw tooLarge();
-    stored = { size: body.small.length, contentHash: await contentHashOf(body.small), inlineBytes: body.small };
-  } else {
-    try {
-      stored = await ports.blobs.put(storageKey, body.stream, { maxBytes, contentType: input.contentType, releaseChunks: input.rawRequestBody === true });
-    } catch (error) {
-      throw error instanceof BlobTooLargeError ? tooLarge() : error;
-    }
-  }
-
-  let replaced;
+  let reservation: UploadReservation | null = null;
   try {
-    replaced = await ports.writes.commitUpload({
+    // A body that may be small is read that far first; a longer one carries on to the store.
+    const body =
+      input.declaredSize !== undefined && input.declaredSize > inlineMaxBytes
+        ? { stream: input.body }
+        : await takeSmallBody(input.body, Math.min(inlineMaxBytes, maxFileBytes));
+    let stored: { size: number; contentHash: string; inlineBytes?: Buffer };
+    if ('small' in body) {
+      if (body.small.length > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);
+      stored = { size: body.small.length, contentHash: await contentHashOf(body.small), inlineBytes: body.small };
+    } else {
+      // Bytes bound for the blob store are held against the cap from the start (upload-reservations.ts),
+      // all of them when the length is declared, else as they stream; the replaced version's bytes count as freed.
+      const replacedSize = (await findObjectRow(ports.db, bucket.id, filename))?.size ?? 0;
+      const rules = { cap, plan, maxUploads: ports.limits.maxUploadsPerUser };
+      const declared = input.declaredSize;
+      reservation = await UploadReservation.take(ports.db, owner.id, declared === undefined ? 0 : Math.max(0, declared - replacedSize), rules);
+      const stream = declared === undefined ? reservation.meter(body.stream, replacedSize) : body.stream;
+      try {
+        stored = await ports.blobs.put(storageKey, stream, {
+          maxBytes: maxFileBytes,
+          contentType: input.contentType,
+          releaseChunks: input.rawRequestBody === true,
+        });
+      } catch (error) {
+        throw error instanceof BlobTooLargeError ? errors.fileTooLarge(maxFileBytes) : error;
+      }
+    }
+    const replaced = await commit(ports, {
       ownerId: owner.id,
       cap,
+      plan,
       bucketId: bucket.id,
       filename,
       storageKey,
       contentType: input.contentType,
       ...stored,
     });
+    await ports.caches.changed('objects');
+    if (replaced) await retireVersions(ports, [replaced]);
+    return { filename, size: stored.size, updated: replaced !== null };
+  } finally {
+    await reservation?.release();
+  }
+}
+
+/** The commit; on a refusal the stored bytes are removed and the refusal becomes the answer. */
+async function commit(ports: StoragePorts, input: CommitInput & { plan: string }): Promise<StoredVersion | null> {
+  try {
+    return await ports.writes.commitUpload(input);
   } catch (error) {
-    if (!stored.inlineBytes) await ports.blobs.delete([storageKey]).catch(() => {});
-    if (error instanceof WriteRefused) throw error.refusal === 'over-cap' ? errors.storageLimit(plan, cap) : errors.bucketNotFound();
+    if (!input.inlineBytes) await ports.blobs.delete([input.storageKey]).catch(() => {});
+    if (error instanceof WriteRefused) throw error.refusal === 'over-cap' ? errors.storageLimit(input.plan, input.cap) : errors.bucketNotFound();
     throw error;
   }
-  await ports.caches.changed('objects');
-  if (replaced) await retireVersions(ports, [replaced]);
-  return { filename, size: stored.size, updated: replaced !== null };
 }
 
 /**

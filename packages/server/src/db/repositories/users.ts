@@ -1,6 +1,6 @@
 /** Queries on users. Each takes the database or a transaction. */
 import type { Db } from '../database.js';
-import type { AccountRow, UserRow } from '../schema.js';
+import type { UserRow } from '../schema.js';
 
 /** The columns of an AccountRow, for queries that join users (never the password hash). */
 export const ACCOUNT_COLUMNS = ['users.id', 'users.email', 'users.plan', 'users.storage_used_bytes', 'users.created_at'] as const;
@@ -19,15 +19,6 @@ export function listUsers(db: Db): Promise<UserRow[]> {
 
 export function updatePlan(db: Db, email: string, plan: string): Promise<UserRow | undefined> {
   return db.updateTable('users').set({ plan }).where('email', '=', email).returningAll().executeTakeFirst();
-}
-
-export async function storageUsed(db: Db, userId: number): Promise<number> {
-  const row = await db.selectFrom('users').select('storage_used_bytes').where('id', '=', userId).executeTakeFirst();
-  return row?.storage_used_bytes ?? 0;
-}
-
-export function findAccount(db: Db, userId: number): Promise<AccountRow | undefined> {
-  return db.selectFrom('users').select(ACCOUNT_COLUMNS).where('id', '=', userId).executeTakeFirst();
 }
 
 /**

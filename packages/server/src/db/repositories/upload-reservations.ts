@@ -1,0 +1,74 @@
+/**
+ * Bytes held by uploads in flight. A reservation is made or grown only while
+ * the owner's stored bytes plus every live reservation stay within the cap,
+ * checked under the owner's row lock (the same lock every write to a user's
+ * usage takes), so racing uploads can never together hold more than fits.
+ */
+import type { Db } from '../database.js';
+
+export type ReservationRefusal = 'over-cap' | 'too-many';
+
+interface Holding {
+  used: number;
+  reserved: number;
+  count: number;
+}
+
+async function holding(trx: Db, userId: number, now: string): Promise<Holding> {
+  // Writing the user's row first locks it (PostgreSQL) or the database (SQLite) for the rest of the transaction.
+  const user = await trx
+    .updateTable('users')
+    .set((eb) => ({ plan: eb.ref('plan') }))
+    .where('id', '=', userId)
+    .returning('storage_used_bytes')
+    .executeTakeFirstOrThrow();
+  const live = await trx
+    .selectFrom('upload_reservations')
+    .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.coalesce(eb.fn.sum<number | string>('bytes'), eb.lit(0)).as('bytes')])
+    .where('user_id', '=', userId)
+    .where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return { used: user.storage_used_bytes, reserved: Number(live.bytes), count: Number(live.count) };
+}
+
+/** Holds `bytes` for a new upload, or says why not. */
+export function reserveUpload(
+  db: Db,
+  input: { id: string; userId: number; bytes: number; cap: number; maxUploads: number; now: string; expiresAt: string },
+): Promise<ReservationRefusal | null> {
+  return db.transaction().execute(async (trx) => {
+    const held = await holding(trx, input.userId, input.now);
+    if (held.count >= input.maxUploads) return 'too-many';
+    if (held.used + held.reserved + input.bytes > input.cap) return 'over-cap';
+    await trx.insertInto('upload_reservations').values({ id: input.id, user_id: input.userId, bytes: input.bytes, expires_at: input.expiresAt }).execute();
+    return null;
+  });
+}
+
+/** Grows a reservation by `bytes` (a body of unknown length, as it streams), and keeps it alive. False when it does not fit. */
+export function growReservation(db: Db, input: { id: string; userId: number; bytes: number; cap: number; now: string; expiresAt: string }): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const held = await holding(trx, input.userId, input.now);
+    if (held.used + held.reserved + input.bytes > input.cap) return false;
+    await trx
+      .updateTable('upload_reservations')
+      .set((eb) => ({ bytes: eb('bytes', '+', input.bytes), expires_at: input.expiresAt }))
+      .where('id', '=', input.id)
+      .execute();
+    return true;
+  });
+}
+
+/** Keeps a reservation alive while its upload runs. */
+export async function renewReservation(db: Db, id: string, expiresAt: string): Promise<void> {
+  await db.updateTable('upload_reservations').set({ expires_at: expiresAt }).where('id', '=', id).execute();
+}
+
+export async function releaseReservation(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('upload_reservations').where('id', '=', id).execute();
+}
+
+/** Reservations whose upload ended without giving them back (a crash): gone. */
+export async function dropLapsedReservations(db: Db, now: string): Promise<void> {
+  await db.deleteFrom('upload_reservations').where('expires_at', '<=', now).execute();
+}
