@@ -36,9 +36,8 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     genReqId: () => randomUUID(),
     return503OnClosing: true,
-    // Slow clients (http/plugins/connections.ts): idle sockets close; headers must arrive in time. No
-    // limit on a whole request, which would cut long uploads whose bytes keep moving.
-    connectionTimeout: config.idleTimeoutSeconds * 1000,
+    // Headers must arrive in time (idle connections: http/plugins/connections.ts). No limit on a whole
+    // request, which would cut long uploads whose bytes keep moving.
     http: { headersTimeout: config.headersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
     // Requests are logged by request-hooks.ts, at debug level.
     logController: new LogController({ disableRequestLogging: true }),

@@ -1,11 +1,15 @@
 /**
- * Slow and greedy clients. A connection idle for IDLE_TIMEOUT_SECONDS (no
- * byte moving either way) is closed, so a client that stops mid-request
+ * Slow and greedy clients. A connection on which no byte has moved either way
+ * for IDLE_TIMEOUT_SECONDS is closed, so a client that stops mid-request
  * cannot hold its socket and buffers for ever, while an upload or download
- * whose bytes keep moving is never cut (app.ts sets the idle and headers
- * timeouts on the server). One address may hold at most
+ * whose bytes keep moving is never cut. One address may hold at most
  * MAX_CONNECTIONS_PER_IP connections: past that a new one is closed at once,
  * so hundreds of stalled sockets from one place leave room for everyone else.
+ * (Late headers are cut by the server's headersTimeout, set in app.ts.)
+ *
+ * Idleness is found by a sweep over the open sockets that compares their byte
+ * counts, not by a socket timeout, which is re-armed on every read and write
+ * (docs/performance.md).
  */
 import fp from 'fastify-plugin';
 import type { Socket } from 'node:net';
@@ -15,22 +19,44 @@ import type { Scope } from '../route.js';
 export const connectionLimits = fp(
   async (app: Scope, ctx: AppContext) => {
     const cap = ctx.config.maxConnectionsPerIp;
-    if (cap === 0) return;
-    const open = new Map<string, number>();
+    const idleMs = ctx.config.idleTimeoutSeconds * 1000;
+    const perAddress = new Map<string, number>();
+    const sockets = new Map<Socket, { moved: number; since: number }>();
+
     app.server.on('connection', (socket: Socket) => {
       const address = socket.remoteAddress ?? '';
-      const count = (open.get(address) ?? 0) + 1;
-      if (count > cap) {
+      const count = (perAddress.get(address) ?? 0) + 1;
+      if (cap > 0 && count > cap) {
         socket.destroy();
         return;
       }
-      open.set(address, count);
+      perAddress.set(address, count);
+      sockets.set(socket, { moved: 0, since: Date.now() });
       socket.once('close', () => {
-        const left = (open.get(address) ?? 1) - 1;
-        if (left === 0) open.delete(address);
-        else open.set(address, left);
+        sockets.delete(socket);
+        const left = (perAddress.get(address) ?? 1) - 1;
+        if (left === 0) perAddress.delete(address);
+        else perAddress.set(address, left);
       });
     });
+
+    const sweep = setInterval(
+      () => {
+        const now = Date.now();
+        for (const [socket, seen] of sockets) {
+          const moved = socket.bytesRead + socket.bytesWritten;
+          if (moved !== seen.moved) {
+            seen.moved = moved;
+            seen.since = now;
+          } else if (now - seen.since >= idleMs) {
+            socket.destroy();
+          }
+        }
+      },
+      Math.min(1000, idleMs / 4),
+    );
+    sweep.unref();
+    app.addHook('onClose', async () => clearInterval(sweep));
   },
   { name: 'pail-connection-limits' },
 );
