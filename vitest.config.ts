@@ -19,11 +19,16 @@ const HTTP_SUITES = ['packages/server/test/*.test.ts', 'packages/sdk/test/**/*.t
 const NOT_BACKEND_SPECIFIC = [
   'packages/server/test/blob-store.test.ts',
   'packages/server/test/file-modes.test.ts',
+  'packages/server/test/disk-full.test.ts',
   'packages/server/test/process.test.ts',
   'packages/server/test/sqlite-writes.test.ts',
 ];
 /** Only meaningful on shared backends. */
-const SCALED_ONLY = ['packages/server/test/scale-out/two-instances.test.ts', 'packages/server/test/scale-out/redis-down.test.ts'];
+const SCALED_ONLY = [
+  'packages/server/test/scale-out/two-instances.test.ts',
+  'packages/server/test/scale-out/redis-down.test.ts',
+  'packages/server/test/scale-out/stores-down.test.ts',
+];
 
 const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes)$/i.test(value);
 

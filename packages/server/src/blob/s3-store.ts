@@ -95,6 +95,8 @@ export class S3BlobStore implements BlobStore {
       // content ourselves, so send checksums only where the API demands them.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // An endpoint that is down fails within seconds; a request whose socket stays silent for 30 s is given up.
+      requestHandler: { connectionTimeout: 3_000, requestTimeout: 30_000 },
     });
     addDeleteObjectsContentMd5(this.client);
   }

@@ -41,6 +41,7 @@ export const errors = {
   rangeNotSatisfiable: (size: number) => new AppError('RangeNotSatisfiable', 'Range not satisfiable', { 'content-range': `bytes */${size}` }),
   rateLimited: (retryAfterSeconds: number) => new AppError('RateLimited', 'Rate limit exceeded', { 'retry-after': String(retryAfterSeconds) }),
   unavailable: (message: string) => new AppError('ServiceUnavailable', message),
+  insufficientStorage: () => new AppError('InsufficientStorage', 'Insufficient storage: the server has no disk space left for this upload; try again later'),
   tooManyUploads: (max: number) =>
     new AppError('RateLimited', `Too many uploads in progress: at most ${max} at a time; try again when one has finished`, { 'retry-after': '1' }),
   tooMany: (what: 'buckets' | 'API keys', max: number) => new AppError('Forbidden', `Limit reached: a user may have at most ${max} ${what}; delete one first`),

@@ -4,6 +4,7 @@
  * that says nothing internal, is logged, and carries the request id.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isStoreUnreachable } from '../db/unavailable.js';
 import { AppError, errors } from '../domain/errors.js';
 
 const SMALL_BODY_BYTES = 64 * 1024;
@@ -24,8 +25,13 @@ const CLIENT_ERRORS: Record<string, () => AppError> = {
   FST_ERR_MAX_PARAM_LENGTH: () => errors.validation('Malformed URL: a path segment is too long'),
 };
 
+/** A full disk, wherever it was met: writing a blob (ENOSPC, EDQUOT) or the database (SQLITE_FULL). */
+const DISK_FULL = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
+
 function toAppError(error: FastifyError): AppError | null {
   if (error instanceof AppError) return error;
+  if (error.code !== undefined && DISK_FULL.has(error.code)) return errors.insufficientStorage();
+  if (isStoreUnreachable(error)) return errors.unavailable('Service unavailable: a backing store cannot be reached; try again shortly');
   if (error.validation) {
     const first = error.validation[0];
     // A message the schema spells out (errorMessage, @pail/shared) is the contract's own text.
