@@ -4,7 +4,8 @@
  * grouped too (sqlite-writer.ts), and in a long-running server checkpoints
  * run on a worker thread (wal-checkpointer.ts).
  */
-import SQLite from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import SQLite from './sqlite-driver.js';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
@@ -70,8 +71,8 @@ export function openSqlite(file: string, options: OpenOptions = {}): OpenSqlite 
  * simple indexed lookup, so prepared statements are kept by their SQL text.
  * Bounded, because `in (…)` lists of varying length make many distinct texts.
  */
-function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
-  const statements = new LRUCache<string, SQLite.Statement>({ max: 500 });
+function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new LRUCache<string, BetterSqlite3.Statement>({ max: 500 });
   return {
     close: () => sqlite.close(),
     prepare(text: string) {

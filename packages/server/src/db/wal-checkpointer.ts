@@ -19,8 +19,8 @@
  * copies everything, after which its next commit restarts the log. See
  * docs/performance.md.
  */
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { sqliteDriverPath } from './sqlite-driver.js';
 
 const CHECKPOINT_EVERY_MS = 200;
 /** As SQLite's own automatic checkpoints: 1000 pages, about 4 MB of log. */
@@ -68,7 +68,7 @@ export class WalCheckpointer {
   private catchingUp: { done: Promise<void>; resolve: () => void; tries: number } | null = null;
 
   constructor(databaseFile: string, onFailure: (error: unknown) => void) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const driver = sqliteDriverPath;
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file: databaseFile, everyMs: CHECKPOINT_EVERY_MS } });
     // It never keeps the process alive on its own.
     this.worker.unref();
