@@ -51,7 +51,18 @@ export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[
   const migrationTableSchema =
     dialect === 'postgres' ? ((await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)).rows[0]?.schema ?? undefined) : undefined;
   const migrator = new Migrator({ db, provider: migrationProvider(dialect), migrationTableSchema });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // Kysely looks for its tables in every schema of the database; a schema that another
+    // session drops meanwhile fails that look-up (invalid_schema_name). Migrating is
+    // idempotent under its lock, so it is simply tried again.
+    if ((error as { code?: unknown }).code === SCHEMA_DROPPED_MEANWHILE && attempt < 10) {
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+      continue;
+    }
+    throw error instanceof Error ? error : new Error('migration failed', { cause: error });
+  }
 }
+
+const SCHEMA_DROPPED_MEANWHILE = '3F000';
