@@ -16,3 +16,21 @@ export function openRedis(url: string | undefined): Redis | undefined {
   redis.on('error', () => {}); // ioredis reconnects by itself; requests meanwhile get 503.
   return redis;
 }
+
+/**
+ * Resolves once Redis is ready, or after `ms` whatever its state: requests
+ * made before then would be refused (503), since commands are never queued
+ * while it is not connected. A Redis that stays away does not hold start-up.
+ */
+export async function redisReady(redis: Redis | undefined, ms: number): Promise<void> {
+  if (!redis || redis.status === 'ready') return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    redis.once('ready', done);
+  });
+}

@@ -17,8 +17,11 @@ import { ApiKeyAuthenticator } from './domain/api-keys.js';
 import type { StoragePorts } from './domain/ports.js';
 import { sessionTokens, type SessionTokens } from './domain/sessions.js';
 import { RateLimits } from './http/rate-limits.js';
-import { openRedis } from './redis.js';
+import { openRedis, redisReady } from './redis.js';
 import { sessionSecret } from './secrets.js';
+
+/** How long start-up waits for Redis, whose budgets and epochs every request needs. */
+const REDIS_READY_WAIT_MS = 3_000;
 
 export interface Services {
   config: Config;
@@ -40,6 +43,7 @@ export async function openServices(config: Config, onError: (error: unknown, wha
   await migrateToLatest(database.db, database.dialect);
   const blobs = await openBlobStore(config.blob);
   const redis = openRedis(config.redisUrl);
+  await redisReady(redis, REDIS_READY_WAIT_MS);
   const caches = cachesFor(config, database, redis, { serving: true, onError });
   const storage = storagePorts(config, database, blobs, caches);
   return {
