@@ -61,6 +61,13 @@ describe('GET /metrics', () => {
     expect(delta('pail_http_requests_total', { operation: 'createBucket', status: '201' })).toBe(1);
     expect(delta('pail_http_requests_total', { operation: 'readFile', status: '200' })).toBe(1);
     expect(delta('pail_http_request_duration_seconds_count', { operation: 'uploadRaw' })).toBe(4); // the 409 too
+    // Buckets are cumulative: the +Inf bucket holds every request, and none is below the smallest bound's bucket.
+    expect(delta('pail_http_request_duration_seconds_bucket', { operation: 'uploadRaw', le: '+Inf' })).toBe(4);
+    const bucketLines = after.split('\n').filter((line) => line.startsWith('pail_http_request_duration_seconds_bucket{le=') && line.includes('"uploadRaw"'));
+    const counts = bucketLines.map((line) => Number(line.split(' ')[1]));
+    expect(counts).toHaveLength(14);
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    expect(sample(after, 'pail_http_request_duration_seconds_sum', { operation: 'uploadRaw' })).toBeGreaterThan(0);
     expect(delta('pail_uploads_total', { operation: 'uploadRaw' })).toBe(3);
     expect(delta('pail_http_received_bytes_total')).toBeGreaterThanOrEqual(3 * 10_000);
     expect(delta('pail_http_sent_bytes_total')).toBeGreaterThanOrEqual(10_000);

@@ -6,11 +6,12 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { totalStorageUsed } from '../../db/repositories/users.js';
 import { errors } from '../../domain/errors.js';
 import type { AppContext } from '../context.js';
 import { addRoute, type Scope } from '../route.js';
+import { RequestTallies } from './request-tallies.js';
 
 /** Why a request was refused, by its error code; other codes are not refusals of this kind. */
 const REFUSAL_REASONS: Record<string, string> = {
@@ -21,7 +22,7 @@ const REFUSAL_REASONS: Record<string, string> = {
   Forbidden: 'auth',
 };
 
-const UPLOADS = new Set(['uploadRaw', 'uploadMultipart']);
+const UPLOADS = new Set(['uploadRaw', 'uploadMultipart', 'uploadBySignedUrl']);
 
 export const metrics = fp(
   async (app: Scope, ctx: AppContext) => {
@@ -46,21 +47,8 @@ export const metrics = fp(
         this.set((user + system) / 1e6);
       },
     });
-    const requests = new Counter({
-      name: 'pail_http_requests_total',
-      help: 'Requests answered, by operation and status',
-      labelNames: ['operation', 'status'],
-      registers: [registry],
-    });
-    const latency = new Histogram({
-      name: 'pail_http_request_duration_seconds',
-      help: 'Time from request to response, by operation',
-      labelNames: ['operation'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
-      registers: [registry],
-    });
-    const bytesIn = new Counter({ name: 'pail_http_received_bytes_total', help: 'Request body bytes received (declared lengths)', registers: [registry] });
-    const bytesOut = new Counter({ name: 'pail_http_sent_bytes_total', help: 'Response body bytes sent (declared lengths)', registers: [registry] });
+    const tallies = new RequestTallies();
+    tallies.register(registry);
     const uploads = new Counter({ name: 'pail_uploads_total', help: 'Files stored', labelNames: ['operation'], registers: [registry] });
     const refusals = new Counter({
       name: 'pail_refusals_total',
@@ -80,12 +68,9 @@ export const metrics = fp(
     app.addHook('onResponse', (request, reply, done) => {
       const operation = request.routeOptions.config.operation ?? 'none';
       const status = reply.statusCode;
-      requests.inc({ operation, status });
-      latency.observe({ operation }, reply.elapsedTime / 1000);
-      const received = Number(request.headers['content-length']);
-      if (received > 0) bytesIn.inc(received);
-      const sent = Number(reply.getHeader('content-length'));
-      if (sent > 0 && request.method !== 'HEAD') bytesOut.inc(sent);
+      const received = Number(request.headers['content-length']) || 0;
+      const sent = request.method === 'HEAD' ? 0 : Number(reply.getHeader('content-length')) || 0;
+      tallies.record(operation, status, reply.elapsedTime / 1000, received, sent);
       if (status === 201 && UPLOADS.has(operation)) uploads.inc({ operation });
       const reason = request.errorCode === null ? undefined : REFUSAL_REASONS[request.errorCode];
       if (reason) refusals.inc({ reason });
