@@ -19,6 +19,7 @@ import { sessionTokens, type SessionTokens } from './domain/sessions.js';
 import { RateLimits } from './http/rate-limits.js';
 import { openRedis, redisReady } from './redis.js';
 import { sessionSecret } from './secrets.js';
+import { UrlSigner } from './domain/signed-urls.js';
 
 /** How long start-up waits for Redis, whose budgets and epochs every request needs. */
 const REDIS_READY_WAIT_MS = 3_000;
@@ -31,6 +32,8 @@ export interface Services {
   storage: StoragePorts;
   tokens: SessionTokens;
   apiKeys: ApiKeyAuthenticator;
+  /** Signs and checks signed urls, under a key derived from the session secret every instance shares. */
+  urlSigner: UrlSigner;
   rateLimits: RateLimits;
   /** Resolves once every change made so far is on disk. */
   durable: () => Promise<void>;
@@ -46,13 +49,15 @@ export async function openServices(config: Config, onError: (error: unknown, wha
   await redisReady(redis, REDIS_READY_WAIT_MS);
   const caches = cachesFor(config, database, redis, { serving: true, onError });
   const storage = storagePorts(config, database, blobs, caches);
+  const secret = await sessionSecret(config.sessionSecret, config.dataDir);
   return {
     config,
     db: database.db,
     dialect: database.dialect,
     storage,
-    tokens: sessionTokens(await sessionSecret(config.sessionSecret, config.dataDir)),
+    tokens: sessionTokens(secret),
     apiKeys: new ApiKeyAuthenticator(storage),
+    urlSigner: new UrlSigner(secret),
     rateLimits: new RateLimits(config, redis),
     durable: database.durable,
     close: async () => {

@@ -415,7 +415,8 @@ describe('API keys (/api/keys)', () => {
     expect(response.status).toBe(201);
     const body = await json(response);
     expect(Object.keys(body)).toEqual(['data']);
-    expect(Object.keys(body.data).sort()).toEqual(['created_at', 'id', 'key', 'name', 'prefix']);
+    expect(Object.keys(body.data).sort()).toEqual(['buckets', 'created_at', 'expires_at', 'id', 'key', 'name', 'permissions', 'prefix']);
+    expect(body.data).toMatchObject({ buckets: null, permissions: ['read', 'write', 'delete', 'manage'], expires_at: null });
     const { id, name, prefix, key, created_at } = body.data;
     expect(Number.isInteger(id)).toBe(true);
     expect(name).toBe('ci deploy');
@@ -463,11 +464,20 @@ describe('API keys (/api/keys)', () => {
     expect(Object.keys(body)).toEqual(['data']);
     expect(body.data).toHaveLength(2);
     for (const item of body.data) {
-      expect(Object.keys(item).sort()).toEqual(['created_at', 'id', 'last_used_at', 'name', 'prefix']);
+      expect(Object.keys(item).sort()).toEqual(['buckets', 'created_at', 'expires_at', 'id', 'last_used_at', 'name', 'permissions', 'prefix']);
     }
     expect(body.data.map((k: { name: string }) => k.name)).toEqual(['test', 'second']);
     const listed = body.data[1];
-    expect(listed).toEqual({ id: created.id, name: 'second', prefix: created.prefix, created_at: created.created_at, last_used_at: null });
+    expect(listed).toEqual({
+      id: created.id,
+      name: 'second',
+      prefix: created.prefix,
+      created_at: created.created_at,
+      last_used_at: null,
+      buckets: null,
+      permissions: ['read', 'write', 'delete', 'manage'],
+      expires_at: null,
+    });
     expect(user.apiKey.startsWith(body.data[0].prefix)).toBe(true);
   });
 

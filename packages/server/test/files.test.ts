@@ -110,7 +110,13 @@ describe('filenames', () => {
     ['back\\slash', 'backslash'],
     ['tab\there', 'control character'],
     ['nul\u0000x', 'NUL'],
-    ['slash/inside', 'slash (encoded)'],
+    ['/leading', 'a leading slash'],
+    ['double//slash', 'an empty folder name'],
+    ['a/../b', 'a .. folder'],
+    ['a/./b', 'a . folder'],
+    [`${'d'.repeat(250)}/`.repeat(5) + 'x', 'over 1024 bytes in all'],
+    [`ok/${'s'.repeat(256)}`, 'a segment over 255 bytes'],
+    ['marker/', 'a folder marker with bytes in it'],
   ])('refuses %j with 400 (%s) and stores nothing', async (name) => {
     const bucket = await newBucket();
     // node:http, because fetch's URL parsing folds `.`/`..` segments (even percent-encoded) away.

@@ -17,21 +17,34 @@ export function bucketNameProblem(name: unknown): string | null {
   return null;
 }
 
-const MAX_FILENAME_BYTES = 255;
-// C0 controls, DEL and C1 controls.
+const MAX_FILENAME_BYTES = 1024;
+const MAX_SEGMENT_BYTES = 255;
 // Half of a UTF-16 surrogate pair cannot be encoded as UTF-8.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// C0 controls, DEL and C1 controls.
 // eslint-disable-next-line no-control-regex -- matching control characters is the rule's whole point
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
 
+/** A name ending in `/` keeps its folder in existence: an empty object, as S3 consoles make them. */
+export const isFolderMarker = (filename: string): boolean => filename.endsWith('/');
+
+/**
+ * A filename is a path: segments joined by `/` (folders), 1 to 1024 bytes of
+ * UTF-8 in all, each segment 1 to 255 bytes and not `.` or `..`; a trailing
+ * `/` only for a folder marker.
+ */
 export function filenameProblem(filename: unknown): string | null {
   if (typeof filename !== 'string' || filename.length === 0) return 'Filename is required';
-  if (new TextEncoder().encode(filename).length > MAX_FILENAME_BYTES) {
-    return 'Filename must be at most 255 bytes of UTF-8';
-  }
-  if (filename.includes('/') || filename.includes('\\')) return 'Filename must not contain / or \\';
-  if (CONTROL_CHARS.test(filename)) return 'Filename must not contain control characters';
-  if (filename === '.' || filename === '..') return 'Filename must not be . or ..';
   if (LONE_SURROGATE.test(filename)) return 'Filename must be valid UTF-8';
+  if (utf8Length(filename) > MAX_FILENAME_BYTES) return `Filename must be at most ${MAX_FILENAME_BYTES} bytes of UTF-8`;
+  if (filename.includes('\\')) return 'Filename must not contain \\';
+  if (CONTROL_CHARS.test(filename)) return 'Filename must not contain control characters';
+  const segments = (isFolderMarker(filename) ? filename.slice(0, -1) : filename).split('/');
+  for (const segment of segments) {
+    if (segment === '') return 'Filename must not start with / or contain an empty folder name (//)';
+    if (segment === '.' || segment === '..') return 'Filename must not contain . or .. as a folder or file name';
+    if (utf8Length(segment) > MAX_SEGMENT_BYTES) return `Each part of a filename between slashes must be at most ${MAX_SEGMENT_BYTES} bytes of UTF-8`;
+  }
   return null;
 }

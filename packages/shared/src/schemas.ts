@@ -53,6 +53,17 @@ export const UserSchema = Type.Object(
 );
 export type User = Static<typeof UserSchema>;
 
+/** What an API key may do (decisions.md, "API keys with limits"). */
+export const PERMISSIONS = ['read', 'write', 'delete', 'manage'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+const PermissionSchema = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
+
+const KeyLimitsFields = {
+  buckets: Type.Union([Type.Array(Type.Integer()), Type.Null()], { description: 'The bucket ids the key may use; null: every bucket, also future ones' }),
+  permissions: Type.Array(PermissionSchema),
+  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'null: never expires' }),
+};
+
 export const ApiKeySchema = Type.Object(
   {
     id: Type.Integer(),
@@ -60,6 +71,7 @@ export const ApiKeySchema = Type.Object(
     prefix: Type.String(),
     created_at: Type.String({ format: 'date-time' }),
     last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    ...KeyLimitsFields,
   },
   { title: 'ApiKey' },
 );
@@ -71,8 +83,19 @@ export const CreatedApiKeySchema = Type.Object({
   prefix: Type.String(),
   key: Type.String({ description: 'The secret. Shown only in this response.' }),
   created_at: Type.String({ format: 'date-time' }),
+  ...KeyLimitsFields,
 });
 export type CreatedApiKey = Static<typeof CreatedApiKeySchema>;
+
+export const SignedUrlSchema = Type.Object(
+  {
+    url: Type.String({ description: 'Works without a key or session until expires_at' }),
+    method: Type.Union([Type.Literal('GET'), Type.Literal('PUT')]),
+    expires_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'SignedUrl' },
+);
+export type SignedUrl = Static<typeof SignedUrlSchema>;
 
 /** `{data: T}`, the wrapper of every successful JSON response. */
 export const Data = <T extends TSchema>(schema: T) => Type.Object({ data: schema });
@@ -83,6 +106,7 @@ export type ListBucketsResponse = Static<typeof ListBucketsResponseSchema>;
 export const ListFilesResponseSchema = Type.Object({
   data: Type.Array(BucketObjectSchema),
   objects: Type.Array(BucketObjectSchema, { description: 'The same list as data' }),
+  folders: Type.Array(Type.String(), { description: 'With delimiter=/: the folders directly under prefix, each ending in /; otherwise []' }),
   next_cursor: Type.Union([Type.String(), Type.Null()]),
 });
 export type ListFilesResponse = Static<typeof ListFilesResponseSchema>;
@@ -134,12 +158,50 @@ export const CredentialsBody = Type.Object(
 );
 
 export const CreateKeyBody = Type.Object(
-  { name: Type.Optional(Type.Union([Type.String(), Type.Null()])) },
-  { errorMessage: { type: NOT_AN_OBJECT, properties: { name: 'name must be a string' } } },
+  {
+    name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    buckets: Type.Optional(Type.Union([Type.Array(Type.Integer(), { minItems: 1, maxItems: 1000 }), Type.Null()])),
+    permissions: Type.Optional(Type.Union([Type.Array(PermissionSchema, { minItems: 1, uniqueItems: true }), Type.Null()])),
+    expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+    expires_in: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 100 * 365 * 24 * 3600 }), Type.Null()])),
+  },
+  {
+    errorMessage: {
+      type: NOT_AN_OBJECT,
+      properties: {
+        name: 'name must be a string',
+        buckets: 'buckets must be a list of 1 to 1000 bucket ids',
+        permissions: 'permissions must be a list of read, write, delete and manage (at least one, each once)',
+        expires_at: 'expires_at must be an ISO 8601 date and time',
+        expires_in: 'expires_in must be a whole number of seconds, at least 1',
+      },
+    },
+  },
+);
+
+export const SignedUrlBody = Type.Object(
+  {
+    method: Type.Optional(Type.Union([Type.Literal('GET'), Type.Literal('PUT')])),
+    expires_in: Type.Optional(Type.Integer({ minimum: 1, maximum: 604800 })),
+    content_type: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    max_bytes: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  {
+    errorMessage: {
+      type: NOT_AN_OBJECT,
+      properties: {
+        method: 'method must be "GET" or "PUT"',
+        expires_in: 'expires_in must be a whole number of seconds from 1 to 604800',
+        content_type: 'content_type must be a MIME type',
+        max_bytes: 'max_bytes must be a whole number of bytes',
+      },
+    },
+  },
 );
 
 export const ListFilesQuery = Type.Object({
   prefix: Type.Optional(Type.String()),
   limit: Type.Optional(Type.String({ description: '1 to 1000, default 1000' })),
   cursor: Type.Optional(Type.String()),
+  delimiter: Type.Optional(Type.String({ description: 'Only "/": list the folders under prefix apart from its files' })),
 });

@@ -153,6 +153,21 @@ function uploadReservations(dialect: Dialect): Migration {
   };
 }
 
+/**
+ * Keys with limits (decisions.md): the buckets a key may use (a JSON list of
+ * ids; null: all), its permissions (comma-separated; null: all) and when it
+ * expires (null: never).
+ */
+function keyLimits(): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      for (const column of ['buckets', 'permissions', 'expires_at']) {
+        await db.schema.alterTable('api_keys').addColumn(column, 'text').execute();
+      }
+    },
+  };
+}
+
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     async getMigrations() {
@@ -161,6 +176,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0002_inline_blobs': inlineBlobs(dialect),
         '0003_cache_epochs': cacheEpochs(),
         '0004_upload_reservations': uploadReservations(dialect),
+        '0005_key_limits': keyLimits(),
       };
     },
   };

@@ -31,6 +31,11 @@ export interface ApiKeysTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** A JSON list of bucket ids; null: every bucket of the owner. */
+  buckets: string | null;
+  /** Comma-separated permissions; null: all of them. */
+  permissions: string | null;
+  expires_at: string | null;
 }
 
 export interface BucketsTable {

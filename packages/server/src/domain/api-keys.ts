@@ -7,11 +7,24 @@ import type { ApiKey, CreatedApiKey } from '@pail/shared';
 import { hash, randomBytes } from 'node:crypto';
 import type { Caches } from '../cache/caches.js';
 import type { Db } from '../db/database.js';
-import { countLiveKeys, findKeyOwner, insertApiKey, listLiveKeys, revokeKey, touchKey, type KeyOwner } from '../db/repositories/api-keys.js';
+import {
+  countLiveKeys,
+  findKeyOwner,
+  findKeyOwnerById,
+  insertApiKey,
+  limitsColumns,
+  limitsOf,
+  listLiveKeys,
+  revokeKey,
+  touchKey,
+  type KeyOwner,
+} from '../db/repositories/api-keys.js';
+import { listLiveBuckets } from '../db/repositories/buckets.js';
 import { insertWithinLimit } from '../db/repositories/users.js';
 import type { ApiKeyRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
+import { hasExpired, parseKeyLimits, type KeyLimits, type KeyLimitsInput } from './key-limits.js';
 
 export type { KeyOwner };
 
@@ -25,8 +38,12 @@ export const hashApiKey = (key: string): string => hash('sha256', key, 'hex');
 /** Whether a credential looks like an API key (rather than a session token). */
 export const looksLikeApiKey = (credential: string): boolean => credential.startsWith(KEY_MARK);
 
+function limitsView(limits: KeyLimits): Pick<ApiKey, 'buckets' | 'permissions' | 'expires_at'> {
+  return { buckets: limits.buckets === null ? null : [...limits.buckets], permissions: [...limits.permissions], expires_at: limits.expiresAt };
+}
+
 function keyView(row: ApiKeyRow): ApiKey {
-  return { id: row.id, name: row.name, prefix: row.prefix, created_at: row.created_at, last_used_at: row.last_used_at };
+  return { id: row.id, name: row.name, prefix: row.prefix, created_at: row.created_at, last_used_at: row.last_used_at, ...limitsView(limitsOf(row)) };
 }
 
 export function parseKeyName(name: string | null | undefined): string {
@@ -36,16 +53,20 @@ export function parseKeyName(name: string | null | undefined): string {
   return trimmed;
 }
 
-export async function createApiKey(db: Db, userId: number, name: string | null | undefined, maxKeys: number): Promise<CreatedApiKey> {
+export async function createApiKey(db: Db, userId: number, input: KeyLimitsInput & { name?: string | null }, maxKeys: number): Promise<CreatedApiKey> {
+  const name = parseKeyName(input.name);
+  const ownBuckets = input.buckets == null ? new Set<number>() : new Set((await listLiveBuckets(db, userId)).map((b) => b.id));
+  const limits = parseKeyLimits(input, ownBuckets, new Date());
   const key = KEY_MARK + randomBytes(32).toString('base64url');
   const values = {
     user_id: userId,
-    name: parseKeyName(name),
+    name,
     prefix: key.slice(0, PREFIX_LENGTH),
     key_hash: hashApiKey(key),
     created_at: nowIso(),
     last_used_at: null,
     revoked_at: null,
+    ...limitsColumns(limits),
   };
   const row = await insertWithinLimit(
     db,
@@ -55,7 +76,7 @@ export async function createApiKey(db: Db, userId: number, name: string | null |
     (trx) => insertApiKey(trx, values),
   );
   if (!row) throw errors.tooMany('API keys', maxKeys);
-  return { id: row.id, name: row.name, prefix: row.prefix, key, created_at: row.created_at };
+  return { id: row.id, name: row.name, prefix: row.prefix, key, created_at: row.created_at, ...limitsView(limits) };
 }
 
 export async function listApiKeys(db: Db, userId: number): Promise<ApiKey[]> {
@@ -73,21 +94,30 @@ export class ApiKeyAuthenticator {
 
   constructor(private readonly ports: { db: Db; caches: Caches }) {}
 
-  /** The owner of a live key, or null. */
+  /** The owner of a live, unexpired key, or null. */
   async authenticate(key: string): Promise<KeyOwner | null> {
     if (!looksLikeApiKey(key) || key.length > 200) return null;
-    const cache = this.ports.caches.keyOwners;
     // Cached by the key itself: a hit costs no hashing (the cache is memory, as the key in the request is).
-    const cached = cache?.get(key);
-    if (cached) {
-      this.touch(cached.keyId);
-      return cached;
-    }
-    const mark = cache?.mark() ?? 0;
-    const owner = await findKeyOwner(this.ports.db, hashApiKey(key));
-    if (!owner) return null;
+    const owner = await this.cached(key, () => findKeyOwner(this.ports.db, hashApiKey(key)));
+    if (!owner || (owner.limits.expiresAt !== null && hasExpired(owner.limits, nowIso()))) return null;
     this.touch(owner.keyId);
-    cache?.set(key, owner, mark);
+    return owner;
+  }
+
+  /** A live, unexpired key by id: the signer of a signed url. */
+  async byId(keyId: number): Promise<KeyOwner | null> {
+    const owner = await this.cached(`#${keyId}`, () => findKeyOwnerById(this.ports.db, keyId));
+    return owner && !hasExpired(owner.limits, nowIso()) ? owner : null;
+  }
+
+  private async cached(cacheKey: string, find: () => Promise<KeyOwner | undefined>): Promise<KeyOwner | null> {
+    const cache = this.ports.caches.keyOwners;
+    const hit = cache?.get(cacheKey);
+    if (hit) return hit;
+    const mark = cache?.mark() ?? 0;
+    const owner = await find();
+    if (!owner) return null;
+    cache?.set(cacheKey, owner, mark);
     return owner;
   }
 

@@ -37,6 +37,9 @@ export const errors = {
   emailTaken: () => new AppError('EmailTaken', 'An account with this email already exists'),
   storageLimit: (plan: string, capBytes: number) =>
     new AppError('StorageLimitExceeded', `Storage limit exceeded: the ${plan} plan allows ${formatBytes(capBytes)}`),
+  folderMarkerNotEmpty: () => new AppError('ValidationError', 'A folder marker (a name ending in /) must be empty'),
+  signedUrlRefused: (why: string) => new AppError('Forbidden', `This signed url ${why}`),
+  contentTypeRefused: (allowed: string) => new AppError('UnsupportedMediaType', `This signed url uploads only ${allowed}`),
   fileTooLarge: (maxBytes: number) => new AppError('PayloadTooLarge', `File too large: the limit is ${formatBytes(maxBytes)} per file`),
   rangeNotSatisfiable: (size: number) => new AppError('RangeNotSatisfiable', 'Range not satisfiable', { 'content-range': `bytes */${size}` }),
   rateLimited: (retryAfterSeconds: number) => new AppError('RateLimited', 'Rate limit exceeded', { 'retry-after': String(retryAfterSeconds) }),

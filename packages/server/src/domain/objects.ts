@@ -4,6 +4,7 @@ import { WriteRefused } from '../db/object-writes/object-writes.js';
 import { findBucketAndObject, listObjectRows, type BucketRef, type ReadableObject } from '../db/repositories/objects.js';
 import type { BucketRow, ObjectRow } from '../db/schema.js';
 import { errors } from './errors.js';
+import { mayUseBucket, NO_LIMITS, type KeyLimits } from './key-limits.js';
 import { retireVersions } from './object-bytes.js';
 import type { StoragePorts } from './ports.js';
 
@@ -11,11 +12,17 @@ export type { ReadableObject };
 
 export const MAX_PAGE_SIZE = 1000;
 
+/** A multipart part's filename is a base name, as browsers send it: a path in it is reduced to its last segment. */
+export const baseName = (raw: string): string => raw.slice(Math.max(raw.lastIndexOf('/'), raw.lastIndexOf('\\')) + 1);
+
 export function parseFilename(raw: string): string {
   const problem = filenameProblem(raw);
   if (problem) throw errors.validation(problem);
   return raw;
 }
+
+/** A filename as it appears in a url path: each segment percent-encoded, the slashes kept. */
+export const filenamePath = (filename: string): string => filename.split('/').map(encodeURIComponent).join('/');
 
 export function objectView(storageHost: string, bucket: Pick<BucketRow, 'id' | 'storage_name'>, row: ObjectRow): BucketObject {
   return {
@@ -25,7 +32,7 @@ export function objectView(storageHost: string, bucket: Pick<BucketRow, 'id' | '
     filename: row.filename,
     size: row.size,
     content_type: row.content_type,
-    url: `${storageHost}/${bucket.storage_name}/${encodeURIComponent(row.filename)}`,
+    url: `${storageHost}/${bucket.storage_name}/${filenamePath(row.filename)}`,
     created_at: row.created_at,
   };
 }
@@ -34,22 +41,67 @@ export interface ListQuery {
   prefix?: string;
   limit?: string;
   cursor?: string;
+  delimiter?: string;
 }
 
-export async function listObjects(
-  ports: Pick<StoragePorts, 'db' | 'storageHost'>,
-  bucket: BucketRow,
-  query: ListQuery,
-): Promise<{ objects: BucketObject[]; nextCursor: string | null }> {
+export interface ListPage {
+  objects: BucketObject[];
+  /** With `delimiter=/`: the folders directly under the prefix, each ending in `/`. */
+  folders: string[];
+  nextCursor: string | null;
+}
+
+/**
+ * A page of a bucket's files, ascending by name (byte order). With
+ * `delimiter=/` the names under a deeper folder are folded into that folder,
+ * which takes one place on the page where its first name would have been, as
+ * S3's common prefixes do; the cursor then continues after the whole folder.
+ */
+export async function listObjects(ports: Pick<StoragePorts, 'db' | 'storageHost'>, bucket: BucketRow, query: ListQuery): Promise<ListPage> {
   const limit = parseLimit(query.limit);
-  const after = query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.cursor);
-  const rows = await listObjectRows(ports.db, bucket.id, { prefix: query.prefix ?? '', after, limit: limit + 1 });
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
+  const prefix = query.prefix ?? '';
+  const folded = parseDelimiter(query.delimiter);
+  const cursor = query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.cursor);
+  // A folder's cursor continues after every name in it.
+  let start = cursor !== undefined && folded && cursor.endsWith('/') ? { from: pastFolder(cursor) } : { after: cursor };
+  const entries: ({ row: ObjectRow } | { folder: string })[] = [];
+  let skipping: string | undefined;
+  while (entries.length <= limit) {
+    const rows = await listObjectRows(ports.db, bucket.id, { prefix, ...start, limit: limit + 1 });
+    for (const row of rows) {
+      if (skipping !== undefined && row.filename.startsWith(skipping)) continue;
+      skipping = undefined;
+      const rest = row.filename.slice(prefix.length);
+      const slash = folded ? rest.indexOf('/') : -1;
+      if (slash === -1) {
+        // The marker of the very folder being listed is that folder, not a file in it.
+        if (!(folded && rest === '' && prefix.endsWith('/'))) entries.push({ row });
+      } else {
+        skipping = prefix + rest.slice(0, slash + 1);
+        entries.push({ folder: skipping });
+      }
+      if (entries.length > limit) break;
+    }
+    const last = rows[rows.length - 1];
+    if (rows.length <= limit || last === undefined) break;
+    start = skipping !== undefined ? { from: pastFolder(skipping) } : { after: last.filename };
+  }
+  const page = entries.slice(0, limit);
+  const lastEntry = page[page.length - 1];
   return {
-    objects: page.map((row) => objectView(ports.storageHost, bucket, row)),
-    nextCursor: rows.length > limit && last ? encodeCursor(last.filename) : null,
+    objects: page.flatMap((e) => ('row' in e ? [objectView(ports.storageHost, bucket, e.row)] : [])),
+    folders: page.flatMap((e) => ('folder' in e ? [e.folder] : [])),
+    nextCursor: entries.length > limit && lastEntry ? encodeCursor('row' in lastEntry ? lastEntry.row.filename : lastEntry.folder) : null,
   };
+}
+
+/** The first name after every name in a folder (`a/b/` → `a/b0`): `0` is the byte after `/`. */
+const pastFolder = (folder: string): string => `${folder.slice(0, -1)}0`;
+
+function parseDelimiter(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '') return false;
+  if (raw !== '/') throw errors.validation('delimiter must be "/" (the only delimiter supported)');
+  return true;
 }
 
 function parseLimit(raw: string | undefined): number {
@@ -93,6 +145,7 @@ export async function findReadable(
   bucketRef: BucketRef,
   filename: string,
   callerId: number | null,
+  limits: KeyLimits = NO_LIMITS,
 ): Promise<ReadableObject> {
   const cache = ports.caches.objects;
   const cacheKey = 'id' in bucketRef ? `i${bucketRef.id}/${filename}` : `s${bucketRef.storageName}/${filename}`;
@@ -102,7 +155,8 @@ export async function findReadable(
     found = await findBucketAndObject(ports.db, bucketRef, filename);
     if (found?.object) cache?.set(cacheKey, found as ReadableObject, mark);
   }
-  if (!found || (found.bucket.public !== 1 && found.bucket.owner_id !== callerId)) {
+  // A key limited to some buckets reads no other, not even a public one: for it, the others do not exist.
+  if (!found || (found.bucket.public !== 1 && found.bucket.owner_id !== callerId) || !mayUseBucket(limits, found.bucket.id)) {
     // Without credentials the answer is "show a key" whether the bucket is private or absent, which leaks nothing.
     throw callerId === null ? errors.unauthorized() : errors.bucketNotFound();
   }

@@ -7,7 +7,7 @@
  * the old version or the new one, and at worst an unreferenced blob that
  * garbage collection removes later.
  */
-import type { UploadResult } from '@pail/shared';
+import { isFolderMarker, type UploadResult } from '@pail/shared';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { BlobTooLargeError } from '../blob/blob-store.js';
@@ -33,13 +33,18 @@ export interface UploadInput {
   declaredSize?: number;
   /** The body is the raw request: its chunks are this upload's alone (PutOptions.releaseChunks). */
   rawRequestBody?: boolean;
+  /** A limit below the server's per-file limit (a signed url's max_bytes). */
+  maxBytes?: number;
 }
 
 export async function uploadObject(ports: StoragePorts, input: UploadInput): Promise<UploadResult> {
   const { owner, bucket, filename } = input;
-  const { maxFileBytes, inlineMaxBytes } = ports.limits;
+  const { inlineMaxBytes } = ports.limits;
+  const maxFileBytes = Math.min(ports.limits.maxFileBytes, input.maxBytes ?? Infinity);
   const plan = planOf(owner);
   const cap = ports.limits.plans[plan].storageBytes;
+  const marker = isFolderMarker(filename);
+  if (marker && input.declaredSize !== undefined && input.declaredSize > 0) throw errors.folderMarkerNotEmpty();
   if (input.declaredSize !== undefined && input.declaredSize > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);
 
   const storageKey = `${bucket.storage_name}/${timeOrderedUuid()}`;
@@ -49,7 +54,8 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
     const body =
       input.declaredSize !== undefined && input.declaredSize > inlineMaxBytes
         ? { stream: input.body }
-        : await takeSmallBody(input.body, Math.min(inlineMaxBytes, maxFileBytes));
+        : await takeSmallBody(input.body, marker ? 1 : Math.min(inlineMaxBytes, maxFileBytes));
+    if (marker && !('small' in body && body.small.length === 0)) throw errors.folderMarkerNotEmpty();
     let stored: { size: number; contentHash: string; inlineBytes?: Buffer };
     if ('small' in body) {
       if (body.small.length > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);

@@ -8,9 +8,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountRow } from '../db/schema.js';
 import { looksLikeApiKey } from '../domain/api-keys.js';
 import { errors } from '../domain/errors.js';
+import { isUnlimited, NO_LIMITS, requireBucket, requireMayCreateBuckets, requirePermission, type KeyLimits } from '../domain/key-limits.js';
 import { userForToken } from '../domain/sessions.js';
+import { callerOfSignedUrl, permissionFor, SIGNED_PARAMS, type Grant } from '../domain/signed-urls.js';
 import { planOf } from '../domain/users.js';
-import type { AppContext } from './context.js';
+import type { AppContext, Principal } from './context.js';
+import { OPERATION_PERMISSION } from './operations.js';
 import { budgetHeaders } from './rate-limits.js';
 
 export const SESSION_COOKIE = 'pail_session';
@@ -19,6 +22,23 @@ export const SESSION_COOKIE = 'pail_session';
 export function signedIn(request: FastifyRequest): AccountRow {
   if (request.principal.user === null) throw errors.unauthorized();
   return request.principal.user;
+}
+
+/** What the caller's credential allows: a key's or a signed url's limits; a session has none. */
+export const limitsOf = (principal: Principal): KeyLimits => (principal.via === 'api-key' || principal.via === 'signed-url' ? principal.limits : NO_LIMITS);
+
+/**
+ * A key with limits: the permission the route's operation needs
+ * (operations.ts), and the bucket in its path. Checked for every route the
+ * key opens, before any handler runs.
+ */
+function enforceKeyLimits(request: FastifyRequest, limits: KeyLimits): void {
+  const operation = request.routeOptions.config.operation;
+  const permission = operation === undefined ? undefined : OPERATION_PERMISSION[operation];
+  if (permission !== undefined) requirePermission(limits, permission);
+  if (operation === 'createBucket') requireMayCreateBuckets(limits);
+  const bucketId = (request.params as { id?: unknown }).id;
+  if (typeof bucketId === 'string' && /^[1-9][0-9]{0,15}$/.test(bucketId)) requireBucket(limits, Number(bucketId));
 }
 
 function bearer(request: FastifyRequest): string | undefined {
@@ -51,8 +71,9 @@ export function apiKeyAuth(ctx: AppContext) {
     }
     const found = key === '' ? null : await ctx.apiKeys.authenticate(key);
     if (!found) return refuseCredential(ctx, request);
-    request.principal = { via: 'api-key', user: found.user, keyId: found.keyId };
+    request.principal = { via: 'api-key', user: found.user, keyId: found.keyId, limits: found.limits };
     reply.headers(budgetHeaders(await ctx.rateLimits.consumeUser(found.user.id, planOf(found.user))));
+    if (!isUnlimited(found.limits)) enforceKeyLimits(request, found.limits);
   };
 }
 
@@ -113,5 +134,53 @@ export function optionalAnyAuth(ctx: AppContext) {
     if (token !== undefined) return refuseCredential(ctx, request);
     request.principal = { via: 'anonymous', user: null };
     reply.headers(budgetHeaders(await ctx.rateLimits.consumeIp(request.ip)));
+  };
+}
+
+/**
+ * `/storage/…` urls: a signed url (its query carries X-Pail-Signature)
+ * stands for the key or session that made it; otherwise reads take a key, a
+ * session or nothing (public buckets), and uploads need a signed url.
+ */
+export function storageUrlAuth(ctx: AppContext) {
+  const anyAuth = optionalAnyAuth(ctx);
+  return async function authenticateStorageUrl(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const query = request.query as Record<string, unknown>;
+    const signature = query[SIGNED_PARAMS.signature];
+    if (typeof signature === 'string') return authenticateSignedUrl(ctx, request, reply, query, signature);
+    if (request.method === 'PUT') throw errors.forbidden('An upload to a storage url needs a signed url (POST …/files/<filename>/signed-url makes one)');
+    return anyAuth(request, reply);
+  };
+}
+
+async function authenticateSignedUrl(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, query: Record<string, unknown>, signature: string) {
+  const grant = grantOf(request, query);
+  const caller = await callerOfSignedUrl({ db: ctx.db, apiKeys: ctx.apiKeys, signer: ctx.urlSigner }, grant, signature, Math.floor(Date.now() / 1000));
+  request.principal = { via: 'signed-url', user: caller.user, limits: caller.limits, grant };
+  reply.headers(budgetHeaders(await ctx.rateLimits.consumeUser(caller.user.id, planOf(caller.user))));
+  requirePermission(caller.limits, permissionFor(grant.method));
+}
+
+/** The grant a signed url's request claims; a malformed one cannot match any signature. */
+function grantOf(request: FastifyRequest, query: Record<string, unknown>): Grant {
+  const params = request.params as { bucket?: string; '*'?: string };
+  const whole = (name: string): number | undefined => {
+    const value = query[name];
+    return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
+  };
+  const expires = whole(SIGNED_PARAMS.expires);
+  const signer = query[SIGNED_PARAMS.signer];
+  const contentType = query[SIGNED_PARAMS.contentType];
+  if (expires === undefined || typeof signer !== 'string' || !/^(k\d{1,15}|s[A-Za-z0-9_-]{1,64})$/.test(signer)) {
+    throw errors.signedUrlRefused('is not valid: it was altered, or not made by this service');
+  }
+  return {
+    method: request.method === 'PUT' ? 'PUT' : 'GET',
+    storageName: params.bucket ?? '',
+    filename: params['*'] ?? '',
+    expires,
+    signer,
+    maxBytes: whole(SIGNED_PARAMS.maxBytes),
+    contentType: typeof contentType === 'string' ? contentType : undefined,
   };
 }

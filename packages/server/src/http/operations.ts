@@ -3,6 +3,8 @@
  * operation's name in its config; the request log (and later metrics and
  * rate limits) use the name, and the OpenAPI summary comes from here.
  */
+import type { Permission } from '@pail/shared';
+
 export const OPERATIONS = {
   healthz: 'The process is up',
   readyz: 'The metadata store and the blob store answer',
@@ -24,7 +26,30 @@ export const OPERATIONS = {
   uploadRaw: 'Upload a file (raw body; Content-Type sets its type)',
   readFile: 'Download a file (GET) or read its metadata (HEAD)',
   deleteFile: 'Delete a file',
-  readByUrl: 'Download a file (GET) or read its metadata (HEAD) by its url',
+  readByUrl: 'Download a file (GET) or read its metadata (HEAD) by its url or a signed url',
+  uploadBySignedUrl: 'Upload a file (raw body) through a signed PUT url',
+  signUrl: 'Make a signed url for a file (GET to download it, PUT to upload it)',
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
+
+/**
+ * The permission an API key needs for each operation it can reach
+ * (decisions.md, "API keys with limits"); making a signed url also needs the
+ * permission of its method, checked by its handler.
+ */
+export const OPERATION_PERMISSION: Partial<Record<OperationName, Permission>> = {
+  listBuckets: 'read',
+  getBucket: 'read',
+  listFiles: 'read',
+  readFile: 'read',
+  readByUrl: 'read',
+  uploadBySignedUrl: 'write',
+  uploadMultipart: 'write',
+  uploadRaw: 'write',
+  deleteFile: 'delete',
+  createBucket: 'manage',
+  deleteBucket: 'manage',
+  setVisibility: 'manage',
+  signUrl: 'manage',
+};

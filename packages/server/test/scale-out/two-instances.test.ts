@@ -172,6 +172,40 @@ describe('two server processes on shared PostgreSQL, Redis and S3', () => {
     expect((await dev(b, user, '')).status).toBe(401);
   });
 
+  it('a url signed on one instance works on the other; revoking its key on one ends it on the other at once', async () => {
+    const user = await signUp(a.url);
+    const bucket = await createBucket(a, user);
+    const bytes = randomBytes(400);
+    expect((await dev(a, user, `/${bucket.id}/files/shared/doc.bin`, { method: 'PUT', body: bytes })).status).toBe(201);
+    const sign = async (server: ServerProcess, filename: string, body: Record<string, unknown>) => {
+      const response = await dev(server, user, `/${bucket.id}/files/${filename}/signed-url`, { method: 'POST', body: JSON.stringify(body) });
+      expect(response.status).toBe(201);
+      return new URL((await json(response)).data.url as string);
+    };
+    const onB = (url: URL) => `${b.url}${url.pathname}${url.search}`;
+    const onA = (url: URL) => `${a.url}${url.pathname}${url.search}`;
+
+    // Signed on A (GET), fetched on B; signed on B (PUT), used on A.
+    const getUrl = await sign(a, 'shared/doc.bin', { expires_in: 600 });
+    const got = await fetch(onB(getUrl));
+    expect(got.status).toBe(200);
+    expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
+    const putUrl = await sign(b, 'shared/up.bin', { method: 'PUT', expires_in: 600 });
+    const put = await fetch(onA(putUrl), { method: 'PUT', body: randomBytes(300), headers: { 'content-type': 'application/octet-stream' } });
+    expect(put.status).toBe(201);
+    expect((await dev(b, user, `/${bucket.id}/files/shared/up.bin`, { method: 'HEAD' })).status).toBe(200);
+
+    // Warm B on the url, then revoke the signing key through A: B refuses the url on the next request.
+    expect((await fetch(onB(getUrl), { method: 'HEAD' })).status).toBe(200);
+    const keys = await json(await fetch(`${a.url}/api/keys`, { headers: { authorization: `Bearer ${user.token}` } }));
+    const revoked = await fetch(`${a.url}/api/keys/${keys.data[0].id}`, { method: 'DELETE', headers: { authorization: `Bearer ${user.token}` } });
+    expect(revoked.status).toBe(200);
+    const refused = await fetch(onB(getUrl));
+    expect(refused.status).toBe(403);
+    expect(typeof (await json(refused)).error).toBe('string');
+    expect((await fetch(onA(putUrl), { method: 'PUT', body: 'late' })).status).toBe(403);
+  });
+
   it('twenty racing uploads through both instances, into two buckets, never pass the storage cap', async () => {
     const user = await signUp(b.url);
     // Two buckets, so the per-bucket row lock does not serialise them: only the

@@ -1,12 +1,38 @@
 /** Queries on API keys. Keys are found by the hash of their secret, never by the secret. */
+import { PERMISSIONS, type Permission } from '@pail/shared';
 import type { Db } from '../database.js';
 import type { AccountRow, ApiKeyRow, ApiKeysTable } from '../schema.js';
 import { ACCOUNT_COLUMNS } from './users.js';
 
-/** Who a live key belongs to. */
+/** What a key may do, as stored; `buckets: null` is every bucket of the owner. */
+export interface KeyLimits {
+  buckets: readonly number[] | null;
+  permissions: readonly Permission[];
+  expiresAt: string | null;
+}
+
+/** Who a live key belongs to, and its limits. */
 export interface KeyOwner {
   user: AccountRow;
   keyId: number;
+  limits: KeyLimits;
+}
+
+export function limitsOf(row: Pick<ApiKeyRow, 'buckets' | 'permissions' | 'expires_at'>): KeyLimits {
+  return {
+    buckets: row.buckets === null ? null : (JSON.parse(row.buckets) as number[]),
+    permissions: row.permissions === null ? PERMISSIONS : (row.permissions.split(',') as Permission[]),
+    expiresAt: row.expires_at,
+  };
+}
+
+export function limitsColumns(limits: KeyLimits): Pick<ApiKeysTable, 'buckets' | 'permissions' | 'expires_at'> {
+  const everyPermission = PERMISSIONS.every((p) => limits.permissions.includes(p));
+  return {
+    buckets: limits.buckets === null ? null : JSON.stringify(limits.buckets),
+    permissions: everyPermission ? null : PERMISSIONS.filter((p) => limits.permissions.includes(p)).join(','),
+    expires_at: limits.expiresAt,
+  };
 }
 
 export function insertApiKey(db: Db, values: Omit<ApiKeysTable, 'id'>): Promise<ApiKeyRow> {
@@ -44,13 +70,28 @@ export async function findKeyOwner(db: Db, keyHash: string): Promise<KeyOwner | 
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
     .select(ACCOUNT_COLUMNS)
-    .select('api_keys.id as key_id')
+    .select(['api_keys.id as key_id', 'api_keys.buckets as key_buckets', 'api_keys.permissions as key_permissions', 'api_keys.expires_at as key_expires_at'])
     .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { key_id: keyId, ...user } = row;
-  return { user, keyId };
+  const { key_id: keyId, key_buckets: buckets, key_permissions: permissions, key_expires_at: expires_at, ...user } = row;
+  return { user, keyId, limits: limitsOf({ buckets, permissions, expires_at }) };
+}
+
+/** A live key by id, for the signed urls it made. */
+export async function findKeyOwnerById(db: Db, keyId: number): Promise<KeyOwner | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('users', 'users.id', 'api_keys.user_id')
+    .select(ACCOUNT_COLUMNS)
+    .select(['api_keys.buckets as key_buckets', 'api_keys.permissions as key_permissions', 'api_keys.expires_at as key_expires_at'])
+    .where('api_keys.id', '=', keyId)
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { key_buckets: buckets, key_permissions: permissions, key_expires_at: expires_at, ...user } = row;
+  return { user, keyId, limits: limitsOf({ buckets, permissions, expires_at }) };
 }
 
 export async function touchKey(db: Db, keyId: number, at: string): Promise<void> {

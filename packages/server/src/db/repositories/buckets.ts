@@ -39,6 +39,16 @@ export function findOwnLiveBucket(db: Db, ownerId: number, bucketId: number): Pr
   return db.selectFrom('buckets').selectAll().where('id', '=', bucketId).where('owner_id', '=', ownerId).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
+export function findOwnLiveBucketByStorageName(db: Db, ownerId: number, storageName: string): Promise<BucketRow | undefined> {
+  return db
+    .selectFrom('buckets')
+    .selectAll()
+    .where('storage_name', '=', storageName)
+    .where('owner_id', '=', ownerId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
 export async function setBucketPublic(db: Db, bucketId: number, isPublic: boolean): Promise<void> {
   await db
     .updateTable('buckets')

@@ -21,13 +21,19 @@ export function findObjectRow(db: Db, bucketId: number, filename: string): Promi
 }
 
 /** Up to `limit` rows in name order, names starting with `prefix` and after `after`. */
-export function listObjectRows(db: Db, bucketId: number, page: { prefix: string; after: string | undefined; limit: number }): Promise<ObjectRow[]> {
+/** A page of rows in byte order: names after `after`, or from `from` on (inclusive), that start with `prefix`. */
+export function listObjectRows(
+  db: Db,
+  bucketId: number,
+  page: { prefix: string; after?: string | undefined; from?: string | undefined; limit: number },
+): Promise<ObjectRow[]> {
   let q = db.selectFrom('objects').selectAll().where('bucket_id', '=', bucketId);
   if (page.prefix !== '') {
     // A range the index can use: every string that starts with `prefix` sorts in [prefix, prefix + U+10FFFF).
     q = q.where('filename', '>=', page.prefix).where('filename', '<', `${page.prefix}\u{10FFFF}`);
   }
   if (page.after !== undefined) q = q.where('filename', '>', page.after);
+  if (page.from !== undefined) q = q.where('filename', '>=', page.from);
   return q.orderBy('filename').limit(page.limit).execute();
 }
 

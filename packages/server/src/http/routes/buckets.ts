@@ -3,7 +3,8 @@ import { CreateBucketBody, Data, ListBucketsResponseSchema, MessageSchema, Stora
 import { Type } from '@sinclair/typebox';
 import { deleteBucket } from '../../domain/bucket-deletion.js';
 import { bucketView, createBucket, getOwnBucket, listBuckets, setVisibility } from '../../domain/buckets.js';
-import { signedIn } from '../auth.js';
+import { mayUseBucket } from '../../domain/key-limits.js';
+import { limitsOf, signedIn } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../route.js';
 
@@ -22,7 +23,8 @@ export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): v
     tag,
     schema: { response: { 200: ListBucketsResponseSchema } },
     handler: async (request) => {
-      const buckets = await listBuckets(db, signedIn(request).id);
+      const limits = limitsOf(request.principal);
+      const buckets = (await listBuckets(db, signedIn(request).id)).filter((bucket) => mayUseBucket(limits, bucket.id));
       return { data: buckets, buckets };
     },
   });

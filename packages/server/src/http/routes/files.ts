@@ -1,17 +1,41 @@
-/** Files, on both storage APIs: the same handlers, each API with its own paths and auth (apis.ts). */
-import { Data, ListFilesQuery, ListFilesResponseSchema, MessageSchema, UploadResultSchema } from '@pail/shared';
+/**
+ * Files, on both storage APIs: the same handlers, each API with its own paths
+ * and auth (storage-apis.ts). A filename is the whole rest of the path after
+ * `/files/`, so a name with folders may come with literal slashes or `%2F`.
+ */
+import { Data, ListFilesQuery, ListFilesResponseSchema, MessageSchema, SignedUrlBody, SignedUrlSchema, UploadResultSchema } from '@pail/shared';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { getOwnBucket, ownBucketForUpload, parseBucketId } from '../../domain/buckets.js';
-import { deleteObject, findReadable, listObjects, parseFilename } from '../../domain/objects.js';
+import { baseName, deleteObject, findReadable, listObjects, parseFilename } from '../../domain/objects.js';
+import { signFileUrl } from '../../domain/signed-urls.js';
 import { uploadObject } from '../../domain/uploads.js';
-import { signedIn } from '../auth.js';
+import { errors } from '../../domain/errors.js';
+import { limitsOf, signedIn } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { sendObject } from '../downloads.js';
 import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../route.js';
 import { contentTypeFor, declaredLength, partContentType, withMultipartFile } from '../uploads.js';
 import { BucketParams } from './buckets.js';
 
-const FileParams = Type.Object({ id: Type.String(), filename: Type.String() });
+const FileParams = Type.Object({ id: Type.String(), '*': Type.String({ description: 'The filename; a / in it as / or %2F' }) });
+
+/** The path after `/files/` as the client sent it, still percent-encoded (a `%2F` is not a `/` here). */
+function rawFilePath(request: FastifyRequest): string {
+  const path = request.url.split('?', 1)[0]!;
+  return path.slice(path.indexOf('/files/') + '/files/'.length);
+}
+
+/**
+ * The name a route with a suffix (`…/delete`, `…/signed-url`) acts on: the
+ * decoded path without the suffix when the path ends in it literally, else
+ * null. A name whose last segment is the suffix word sends that slash as `%2F`.
+ */
+function nameBeforeSuffix(request: FastifyRequest & { params: { '*': string } }, suffix: string): string | null {
+  const raw = rawFilePath(request);
+  if (!raw.endsWith(`/${suffix}`)) return null;
+  return request.params['*'].slice(0, -(suffix.length + 1));
+}
 
 export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): void {
   const { db, storage } = ctx;
@@ -30,8 +54,8 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
       const page = await listObjects(storage, bucket, request.query);
       // `objects` repeats `data` (service.md): serialise the page once, not twice.
       const items = JSON.stringify(page.objects);
-      const body = `{"data":${items},"objects":${items},"next_cursor":${JSON.stringify(page.nextCursor)}}`;
-      return reply.serializer(() => body).send({ data: page.objects, objects: page.objects, next_cursor: page.nextCursor });
+      const body = `{"data":${items},"objects":${items},"folders":${JSON.stringify(page.folders)},"next_cursor":${JSON.stringify(page.nextCursor)}}`;
+      return reply.serializer(() => body).send({ data: page.objects, objects: page.objects, folders: page.folders, next_cursor: page.nextCursor });
     },
   });
 
@@ -47,7 +71,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
       const user = signedIn(request);
       const bucket = await ownBucketForUpload(storage, user.id, request.params.id);
       const result = await withMultipartFile(request, (file) => {
-        const filename = parseFilename(file.filename ?? '');
+        const filename = parseFilename(baseName(file.filename ?? ''));
         const contentType = partContentType(filename, file.mimetype);
         return uploadObject(storage, { owner: user, bucket, filename, body: file.stream, contentType });
       });
@@ -58,13 +82,8 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
   addRoute(scope, {
     operation: 'readFile',
     routes: forApi(api, {
-      developer: [
-        'GET /api/v1/buckets/:id/files/:filename',
-        'HEAD /api/v1/buckets/:id/files/:filename',
-        'GET /api/v1/bucket/:id/files/:filename',
-        'HEAD /api/v1/bucket/:id/files/:filename',
-      ],
-      client: ['GET /api/buckets/:id/files/:filename', 'HEAD /api/buckets/:id/files/:filename'],
+      developer: ['GET /api/v1/buckets/:id/files/*', 'HEAD /api/v1/buckets/:id/files/*', 'GET /api/v1/bucket/:id/files/*', 'HEAD /api/v1/bucket/:id/files/*'],
+      client: ['GET /api/buckets/:id/files/*', 'HEAD /api/buckets/:id/files/*'],
     }),
     tag,
     schema: { params: FileParams },
@@ -73,8 +92,9 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
       const found = await findReadable(
         storage,
         { id: parseBucketId(request.params.id) },
-        parseFilename(request.params.filename),
+        parseFilename(request.params['*']),
         request.principal.user?.id ?? null,
+        limitsOf(request.principal),
       );
       return sendObject(storage, request, reply, found);
     },
@@ -83,20 +103,52 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
   addRoute(scope, {
     operation: 'deleteFile',
     routes: forApi(api, {
-      developer: [
-        'DELETE /api/v1/buckets/:id/files/:filename',
-        'DELETE /api/v1/bucket/:id/files/:filename',
-        'DELETE /api/v1/buckets/:id/files/:filename/delete',
-        'DELETE /api/v1/bucket/:id/files/:filename/delete',
-      ],
-      client: ['DELETE /api/buckets/:id/files/:filename'],
+      // On the Developer API, a path ending in a literal `/delete` is service.md's delete alias (`…/files/a/b/delete` deletes `a/b`).
+      developer: ['DELETE /api/v1/buckets/:id/files/*', 'DELETE /api/v1/bucket/:id/files/*'],
+      client: ['DELETE /api/buckets/:id/files/*'],
     }),
     tag,
     schema: { params: FileParams, response: { 200: MessageSchema } },
     handler: async (request) => {
       const bucket = await getOwnBucket(db, signedIn(request).id, request.params.id);
-      await deleteObject(storage, bucket, parseFilename(request.params.filename));
+      const aliased = api === 'developer' ? nameBeforeSuffix(request, 'delete') : null;
+      await deleteObject(storage, bucket, parseFilename(aliased ?? request.params['*']));
       return { message: 'File deleted successfully' };
+    },
+  });
+
+  addRoute(scope, {
+    operation: 'signUrl',
+    routes: forApi(api, {
+      developer: ['POST /api/v1/buckets/:id/files/*', 'POST /api/v1/bucket/:id/files/*'],
+      client: ['POST /api/buckets/:id/files/*'],
+    }),
+    tag,
+    schema: {
+      description: 'POST …/files/<filename>/signed-url',
+      params: FileParams,
+      body: Type.Optional(SignedUrlBody),
+      response: { 201: Data(SignedUrlSchema) },
+    },
+    handler: async (request, reply) => {
+      const name = nameBeforeSuffix(request, 'signed-url');
+      if (name === null) throw errors.notFound();
+      const { principal } = request;
+      const signer =
+        principal.via === 'api-key'
+          ? `k${principal.keyId}`
+          : principal.via === 'anonymous' || principal.via === 'signed-url'
+            ? null
+            : `s${principal.sessionId}`;
+      if (signer === null) throw errors.unauthorized();
+      const signed = await signFileUrl(
+        { db, signer: ctx.urlSigner, baseUrl: `${ctx.config.publicUrl}/storage` },
+        { user: signedIn(request), limits: limitsOf(principal), signer },
+        request.params.id,
+        parseFilename(name),
+        request.body ?? {},
+      );
+      return reply.code(201).send({ data: signed });
     },
   });
 
@@ -108,15 +160,15 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
     addRoute(raw, {
       operation: 'uploadRaw',
       routes: forApi(api, {
-        developer: ['PUT /api/v1/buckets/:id/files/:filename', 'PUT /api/v1/bucket/:id/files/:filename'],
-        client: ['PUT /api/buckets/:id/files/:filename'],
+        developer: ['PUT /api/v1/buckets/:id/files/*', 'PUT /api/v1/bucket/:id/files/*'],
+        client: ['PUT /api/buckets/:id/files/*'],
       }),
       tag,
       schema: { params: FileParams, response: { 201: Data(UploadResultSchema) } },
       handler: async (request, reply) => {
         const user = signedIn(request);
         const bucket = await ownBucketForUpload(storage, user.id, request.params.id);
-        const filename = parseFilename(request.params.filename);
+        const filename = parseFilename(request.params['*']);
         const result = await uploadObject(storage, {
           owner: user,
           bucket,

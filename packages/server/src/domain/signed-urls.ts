@@ -1,0 +1,194 @@
+/**
+ * Signed urls (decisions.md): a grant to GET or PUT one file until a time,
+ * made by a key or a session and carried in the url's query, signed with an
+ * HMAC under a secret every instance shares. Nothing is stored per url: each
+ * use checks the signature, then that its signer still lives and still may
+ * do what the url grants, so revoking the key or ending the session ends
+ * its urls at once.
+ */
+import type { Permission, SignedUrl } from '@pail/shared';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../db/database.js';
+import { findOwnLiveBucketByStorageName } from '../db/repositories/buckets.js';
+import { findSessionAccount } from '../db/repositories/sessions.js';
+import type { AccountRow, BucketIdentity } from '../db/schema.js';
+import type { ApiKeyAuthenticator } from './api-keys.js';
+import { nowIso } from './clock.js';
+import { AppError, errors } from './errors.js';
+import { findObjectRow } from '../db/repositories/objects.js';
+import { getOwnBucket } from './buckets.js';
+import { mayUseBucket, NO_LIMITS, requirePermission, type KeyLimits } from './key-limits.js';
+import { filenamePath, findReadable, type ReadableObject } from './objects.js';
+import type { StoragePorts } from './ports.js';
+
+export const MAX_SIGNED_URL_SECONDS = 7 * 24 * 3600;
+export const DEFAULT_SIGNED_URL_SECONDS = 3600;
+
+export type SignedMethod = 'GET' | 'PUT';
+
+export interface Grant {
+  method: SignedMethod;
+  storageName: string;
+  filename: string;
+  /** Unix seconds. */
+  expires: number;
+  /** `k<key id>` or `s<session id>`. */
+  signer: string;
+  maxBytes?: number;
+  contentType?: string;
+}
+
+/** The query parameters a signed url carries. */
+export const SIGNED_PARAMS = {
+  expires: 'X-Pail-Expires',
+  signer: 'X-Pail-Signer',
+  maxBytes: 'X-Pail-Max-Bytes',
+  contentType: 'X-Pail-Content-Type',
+  signature: 'X-Pail-Signature',
+} as const;
+
+export class UrlSigner {
+  private readonly key: Buffer;
+
+  /** `secret` is the server secret shared by every instance; urls get a key of their own derived from it. */
+  constructor(secret: string) {
+    this.key = createHmac('sha256', secret).update('pail signed urls v1').digest();
+  }
+
+  sign(grant: Grant): string {
+    // Every field on its own line, so no value can be moved into another.
+    const text = [grant.method, grant.storageName, grant.filename, grant.expires, grant.signer, grant.maxBytes ?? '', grant.contentType ?? ''].join('\n');
+    return createHmac('sha256', this.key).update(text).digest('base64url');
+  }
+
+  /** The query string of a url for this grant. */
+  query(grant: Grant): string {
+    const params = new URLSearchParams({ [SIGNED_PARAMS.expires]: String(grant.expires), [SIGNED_PARAMS.signer]: grant.signer });
+    if (grant.maxBytes !== undefined) params.set(SIGNED_PARAMS.maxBytes, String(grant.maxBytes));
+    if (grant.contentType !== undefined) params.set(SIGNED_PARAMS.contentType, grant.contentType);
+    params.set(SIGNED_PARAMS.signature, this.sign(grant));
+    return params.toString();
+  }
+
+  /** Whether the url's signature is this grant's. */
+  verify(grant: Grant, signature: string): boolean {
+    const expected = Buffer.from(this.sign(grant));
+    const given = Buffer.from(signature);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+}
+
+export interface SignedCaller {
+  user: AccountRow;
+  /** What the signer may do now: a key's limits, or none for a session. */
+  limits: KeyLimits;
+}
+
+export interface SignerPorts {
+  db: Db;
+  apiKeys: ApiKeyAuthenticator;
+  signer: UrlSigner;
+}
+
+/**
+ * The caller a signed url stands for, or 403: expired, altered, or ended
+ * (its key revoked or expired, its session ended).
+ */
+export async function callerOfSignedUrl(ports: SignerPorts, grant: Grant, signature: string, nowSeconds: number): Promise<SignedCaller> {
+  if (!ports.signer.verify(grant, signature)) throw errors.signedUrlRefused('is not valid: it was altered, or not made by this service');
+  if (grant.expires <= nowSeconds) throw errors.signedUrlRefused('has expired');
+  const caller = await signerOf(ports, grant.signer);
+  if (!caller) throw errors.signedUrlRefused('has ended: the key or session that made it was revoked or has expired');
+  return caller;
+}
+
+async function signerOf(ports: SignerPorts, signer: string): Promise<SignedCaller | null> {
+  if (signer.startsWith('k')) {
+    const owner = await ports.apiKeys.byId(Number(signer.slice(1)));
+    return owner && { user: owner.user, limits: owner.limits };
+  }
+  const row = await findSessionAccount(ports.db, signer.slice(1));
+  if (!row || row.revoked_at !== null || row.expires_at <= nowIso()) return null;
+  const { revoked_at: _revoked, expires_at: _expires, ...user } = row;
+  return { user, limits: NO_LIMITS };
+}
+
+/** The permission a url of this method grants, and needs of its signer. */
+export const permissionFor = (method: SignedMethod): Permission => (method === 'GET' ? 'read' : 'write');
+
+const bucketGone = () => errors.signedUrlRefused('has ended: its bucket was deleted');
+
+/** The file a GET url names; its bucket deleted (or out of its key's reach) ends the url. */
+export async function readableBySignedUrl(ports: Pick<StoragePorts, 'db' | 'caches'>, caller: SignedCaller, grant: Grant): Promise<ReadableObject> {
+  try {
+    return await findReadable(ports, { storageName: grant.storageName }, grant.filename, caller.user.id, caller.limits);
+  } catch (error) {
+    throw error instanceof AppError && error.code === 'BucketNotFound' ? bucketGone() : error;
+  }
+}
+
+/** The bucket a PUT url uploads into, while it lives and its signer may use it. */
+export async function bucketOfSignedUpload(db: Db, caller: SignedCaller, grant: Grant): Promise<BucketIdentity> {
+  const row = await findOwnLiveBucketByStorageName(db, caller.user.id, grant.storageName);
+  if (!row || !mayUseBucket(caller.limits, row.id)) throw bucketGone();
+  return { id: row.id, owner_id: row.owner_id, storage_name: row.storage_name };
+}
+
+/**
+ * The type a PUT url stores: with `content_type` in the url, the upload must
+ * be of that type (another is 415; none is that type); without, the usual
+ * rule (`fallback`: the header, else a guess from the name).
+ */
+export function signedUploadType(grant: Grant, header: string | undefined, fallback: string): string {
+  if (grant.contentType === undefined) return fallback;
+  if (header === undefined || header === '') return grant.contentType;
+  const media = (type: string) => type.split(';')[0]!.trim().toLowerCase();
+  if (media(header) !== media(grant.contentType)) throw errors.contentTypeRefused(grant.contentType);
+  return header;
+}
+
+export interface SignInput {
+  method?: SignedMethod;
+  expires_in?: number;
+  content_type?: string;
+  max_bytes?: number;
+}
+
+/**
+ * A signed url for one file of the caller's bucket. The signer needs the
+ * permission the url grants (the route checked `manage`); a GET url is made
+ * only for a file that exists.
+ */
+export async function signFileUrl(
+  ports: { db: Db; signer: UrlSigner; baseUrl: string },
+  caller: SignedCaller & { signer: string },
+  rawBucketId: string,
+  filename: string,
+  input: SignInput,
+): Promise<SignedUrl> {
+  const method = input.method ?? 'GET';
+  requirePermission(caller.limits, permissionFor(method));
+  if (method === 'GET' && (input.content_type !== undefined || input.max_bytes !== undefined)) {
+    throw errors.validation('content_type and max_bytes are for PUT urls');
+  }
+  if (input.content_type !== undefined && !/^[A-Za-z0-9][\w.+-]*\/[\w.+-]+$/.test(input.content_type)) {
+    throw errors.validation('content_type must be a MIME type such as image/png');
+  }
+  const bucket = await getOwnBucket(ports.db, caller.user.id, rawBucketId);
+  if (method === 'GET' && !(await findObjectRow(ports.db, bucket.id, filename))) throw errors.fileNotFound();
+  const expires = Math.floor(Date.now() / 1000) + (input.expires_in ?? DEFAULT_SIGNED_URL_SECONDS);
+  const grant: Grant = {
+    method,
+    storageName: bucket.storage_name,
+    filename,
+    expires,
+    signer: caller.signer,
+    maxBytes: input.max_bytes,
+    contentType: input.content_type,
+  };
+  return {
+    url: `${ports.baseUrl}/${bucket.storage_name}/${filenamePath(filename)}?${ports.signer.query(grant)}`,
+    method,
+    expires_at: new Date(expires * 1000).toISOString(),
+  };
+}
