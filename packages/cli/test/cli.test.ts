@@ -207,7 +207,8 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
     expect(await allowed.json()).toMatchObject({ data: [] });
 
     const listed = await ok(dataDir, ['keys', 'list', 'alice@example.com']);
-    expect(listed).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+LAST USED\n/);
+    expect(listed).toMatch(/^ID\s+NAME\s+PREFIX\s+BUCKETS\s+PERMISSIONS\s+CREATED\s+LAST USED\s+EXPIRES\n/);
+    expect(listed).toMatch(new RegExp(`\\n${id}\\s+ci\\s+${key.slice(0, 13)}\\s+all\\s+all\\s+.*UTC\\s+never\\n`));
     expect(listed).toContain(key.slice(0, 13));
     expect(listed).not.toContain(key);
     const json = JSON.parse(await ok(dataDir, ['keys', 'list', 'alice@example.com', '--json'])) as Array<{ id: number; name: string }>;
@@ -227,8 +228,81 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
       prefix: expect.stringMatching(/^pail_/),
       key: expect.stringMatching(/^pail_/),
       created_at: expect.any(String),
+      buckets: null,
+      permissions: ['read', 'write', 'delete', 'manage'],
+      expires_at: null,
     });
     expect((await listBuckets(created.key as string)).status).toBe(200);
+  });
+
+  it('creates a key limited to some buckets, some permissions and a lifetime, which the server holds to', async () => {
+    await ok(dataDir, ['users', 'create', 'limits@example.com', '--password', 'password-limits']);
+    const full = (JSON.parse(await ok(dataDir, ['keys', 'create', 'limits@example.com', '--json'])) as { key: string }).key;
+    const makeBucket = async (name: string) => {
+      const response = await fetch(`${server.url}/api/v1/buckets`, {
+        method: 'POST',
+        headers: { 'x-api-key': full, 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      });
+      return ((await response.json()) as { data: { id: number } }).data.id;
+    };
+    const [a, b, c] = [await makeBucket('limits-a'), await makeBucket('limits-b'), await makeBucket('limits-c')];
+
+    const args = ['keys', 'create', 'limits@example.com', '--name', 'reader', '--bucket', String(a), '--bucket', String(c), '--permissions', 'read'];
+    const before = Date.now();
+    const created = JSON.parse(await ok(dataDir, [...args, '--expires-in', '3600', '--json'])) as {
+      id: number;
+      key: string;
+      buckets: number[];
+      permissions: string[];
+      expires_at: string;
+    };
+    expect(created).toMatchObject({ name: 'reader', buckets: [a, c], permissions: ['read'] });
+    expect(Date.parse(created.expires_at)).toBeGreaterThanOrEqual(before + 3600_000 - 5000);
+
+    const key = { 'x-api-key': created.key };
+    const listed = (await (await fetch(`${server.url}/api/v1/buckets`, { headers: key })).json()) as { data: { id: number }[] };
+    expect(listed.data.map((bucket) => bucket.id)).toEqual([a, c]);
+    expect((await fetch(`${server.url}/api/v1/buckets/${b}`, { headers: key })).status).toBe(404);
+    const upload = await fetch(`${server.url}/api/v1/buckets/${a}/files/x.txt`, { method: 'PUT', headers: key, body: 'x' });
+    expect(upload.status).toBe(403);
+    expect(await upload.json()).toMatchObject({ error: 'This API key does not allow write' });
+
+    // The human output says the limits; the list shows them.
+    const out = await ok(dataDir, [...args.map((arg) => (arg === 'reader' ? 'writer' : arg === 'read' ? 'read,write' : arg))]);
+    expect(out).toContain(`Buckets: ${a},${c}; permissions: read,write; expires: never.\n`);
+    const table = await ok(dataDir, ['keys', 'list', 'limits@example.com']);
+    expect(table).toMatch(new RegExp(`\\n${created.id}\\s+reader\\s+\\S+\\s+${a},${c}\\s+read\\s+.*UTC\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\n`));
+    expect(table).toMatch(/\s+writer\s+\S+\s+\d+,\d+\s+read,write\s+.*\s+never\n/);
+    expect(table).toMatch(/\s+API key\s+\S+\s+all\s+all\s+.*\s+never\n/);
+  });
+
+  it('a key made with --expires-in stops working when it expires', async () => {
+    const created = JSON.parse(await ok(dataDir, ['keys', 'create', 'limits@example.com', '--expires-in', '1', '--json'])) as {
+      key: string;
+      expires_at: string;
+    };
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(created.expires_at) - Date.now()) + 300));
+    expect((await listBuckets(created.key)).status).toBe(401);
+  });
+
+  it("refuses bad key limits: usage errors exit 2, the server's refusals exit 1, creating nothing", async () => {
+    for (const extra of [
+      ['--permissions', 'read,fly'],
+      ['--permissions', ''],
+      ['--permissions', 'read,read'],
+      ['--expires-in', '0'],
+      ['--bucket', 'abc'],
+    ]) {
+      const run = await pail(dataDir, ['keys', 'create', 'limits@example.com', ...extra]);
+      expect(run.code, extra.join(' ')).toBe(2);
+      expect(run.stderr).toMatch(/^pail: [^\n]+\n$/);
+    }
+    const keysBefore = JSON.parse(await ok(dataDir, ['keys', 'list', 'limits@example.com', '--json'])) as unknown[];
+    expect(await fails(dataDir, ['keys', 'create', 'limits@example.com', '--bucket', '987654'])).toContain('987654');
+    expect(await fails(dataDir, ['keys', 'create', 'limits@example.com', '--expires-in', '60', '--expires-at', '2099-01-01T00:00:00Z'])).toMatch(/not both/);
+    expect(await fails(dataDir, ['keys', 'create', 'limits@example.com', '--expires-at', '2001-01-01T00:00:00Z'])).toMatch(/future/);
+    expect(JSON.parse(await ok(dataDir, ['keys', 'list', 'limits@example.com', '--json']))).toHaveLength(keysBefore.length);
   });
 
   it("does not revoke another user's key", async () => {

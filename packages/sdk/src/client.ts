@@ -3,15 +3,22 @@
  * so it runs in Node 20+ and in browsers. Every call sends the API key in
  * `x-api-key`, turns refusals into typed errors (errors.ts), and can wait and
  * retry on 429 as `Retry-After` says, when the request body can be resent.
+ * Key management (`/api/keys`) needs a session instead, sent as a bearer
+ * token; requests to signed urls carry no credential at all.
  */
-import type { BucketObject, ListBucketsBody, ListFilesBody, StorageBucket, UploadResult } from './types.js';
-import { BucketNotFoundError, errorFromResponse, FileNotFoundError, PailError, RateLimitError, ValidationError } from './errors.js';
+import type { BucketId, CallOptions } from './call-options.js';
+import type { ApiKey, BucketObject, CreatedApiKey, ListBucketsBody, ListFilesBody, SignedUrl, StorageBucket, UploadResult } from './types.js';
+import { BucketNotFoundError, errorFromResponse, FileNotFoundError, NotFoundError, PailError, RateLimitError } from './errors.js';
+import { encodeFilename, encodeFilenameForDelete } from './file-paths.js';
+import { createKeyBody, type CreateKeyOptions } from './keys.js';
+import { signedUrlBody, type SignedUrlOptions } from './signed-urls.js';
 import { bodyAsBlob, IS_NODE, prepareBody, type PreparedBody, type UploadBody } from './upload-body.js';
 
-export type { BucketObject, ErrorCode, StorageBucket, UploadResult } from './types.js';
+export type { ApiKey, BucketObject, CreatedApiKey, ErrorCode, Permission, SignedUrl, StorageBucket, UploadResult } from './types.js';
+export type { BucketId, CallOptions } from './call-options.js';
+export type { CreateKeyOptions } from './keys.js';
+export type { SignedUrlOptions } from './signed-urls.js';
 
-/** A bucket id: the number the API returns (a numeric string works too). */
-export type BucketId = number | string;
 export type Visibility = 'public' | 'private';
 
 export interface RetryOptions {
@@ -31,6 +38,12 @@ export interface PailOptions {
   baseUrl: string;
   /** A Developer API key from the dashboard's SDK page. Optional only for downloads from public buckets. */
   apiKey?: string | undefined;
+  /**
+   * A session token (from `Pail.login`, or `POST /api/auth/login`), for
+   * managing API keys: `listKeys`, `createKey`, `revokeKey`. The Developer API
+   * calls never send it.
+   */
+  sessionToken?: string | undefined;
   /** A fetch to use instead of the global one (tests, proxies, older runtimes). */
   fetch?: typeof fetch;
   /** Retry calls refused with 429 after waiting `Retry-After`. Off by default; `true` means `{ maxRetries: 3 }`. */
@@ -39,17 +52,16 @@ export interface PailOptions {
   headers?: Record<string, string>;
 }
 
-/** Options every call accepts. */
-export interface CallOptions {
-  /** Cancels the request (and any wait before a retry). */
-  signal?: AbortSignal | undefined;
-}
-
 export type CreateBucketOptions = CallOptions & ({ public?: boolean } | { visibility?: Visibility });
 
 export interface ListFilesOptions extends CallOptions {
-  /** Only files whose name starts with this. */
+  /** Only files whose name starts with this; with `delimiter`, a folder such as `photos/`. */
   prefix?: string | undefined;
+  /**
+   * `'/'` (the only one the server supports): list the files directly under
+   * `prefix` in `files`, and the folders under it in `folders`.
+   */
+  delimiter?: '/' | undefined;
   /** Page size, 1 to 1000 (server default 1000). */
   limit?: number | undefined;
   /** `nextCursor` of the previous page. */
@@ -58,6 +70,8 @@ export interface ListFilesOptions extends CallOptions {
 
 export interface FilePage {
   files: BucketObject[];
+  /** With `delimiter: '/'`, the folders directly under the prefix, each ending in `/` (`photos/2026/`); otherwise empty. */
+  folders: string[];
   /** Pass as `cursor` to get the next page; null on the last page. */
   nextCursor: string | null;
 }
@@ -92,9 +106,20 @@ export interface FileMetadata {
   lastModified: Date;
 }
 
+/**
+ * Which API a request goes to, and so which credential it carries: the
+ * Developer API with the key, the key routes or the account routes with the
+ * session, or a signed url (an absolute `path`) with nothing.
+ */
+type Api = 'buckets' | 'keys' | 'auth' | 'signed-url';
+const API_ROOT: Record<Exclude<Api, 'signed-url'>, string> = { buckets: '/api/v1/buckets', keys: '/api/keys', auth: '/api/auth' };
+
 interface RequestSpec extends CallOptions {
   method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
+  /** Under the API's root, or, for a signed url, the whole url. */
   path: string;
+  /** Default: the Developer API. */
+  api?: Api | undefined;
   query?: Record<string, string | number | undefined> | undefined;
   headers?: Record<string, string> | undefined;
   json?: unknown;
@@ -172,6 +197,7 @@ const MAX_REDIRECTS = 5;
 export class Pail {
   private readonly baseUrl: string;
   private readonly apiKey: string | undefined;
+  private readonly sessionToken: string | undefined;
   private readonly fetchImpl: typeof fetch;
   private readonly retry: (Required<Omit<RetryOptions, 'onRetry'>> & Pick<RetryOptions, 'onRetry'>) | null;
   private readonly extraHeaders: Record<string, string>;
@@ -183,6 +209,7 @@ export class Pail {
     // The server's address; the Developer API's own base is accepted too.
     this.baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/api\/v1\/buckets?$/, '');
     this.apiKey = options.apiKey;
+    this.sessionToken = options.sessionToken;
     // Looked up at call time, so a fetch polyfilled later is still found.
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const retry = options.retryOn429;
@@ -221,16 +248,21 @@ export class Pail {
 
   // ------------------------------------------------------------------ files
 
-  /** One page of files, ascending by name. */
+  /**
+   * One page of files, ascending by name. With `delimiter: '/'` the page holds
+   * files and folders together: `limit` counts both, and `nextCursor` goes on
+   * after both.
+   */
   async listFiles(id: BucketId, options: ListFilesOptions = {}): Promise<FilePage> {
-    const { prefix, limit, cursor, signal } = options;
+    const { prefix, delimiter, limit, cursor, signal } = options;
     const body = await this.json<ListFilesBody>({
       method: 'GET',
       path: `/${this.segment(id)}/files`,
-      query: { prefix, limit, cursor },
+      query: { prefix, delimiter, limit, cursor },
       signal,
     });
-    return { files: body.data, nextCursor: body.next_cursor ?? null };
+    // A server from before folders sends no `folders`; it had none.
+    return { files: body.data, folders: body.folders ?? [], nextCursor: body.next_cursor ?? null };
   }
 
   /** Every file of the bucket (or under a prefix), fetching page after page as you iterate. */
@@ -361,7 +393,87 @@ export class Pail {
   }
 
   async deleteFile(id: BucketId, filename: string, options: CallOptions = {}): Promise<void> {
-    await this.json({ method: 'DELETE', path: this.filePath(id, filename), ...options });
+    await this.json({ method: 'DELETE', path: `/${this.segment(id)}/files/${encodeFilenameForDelete(filename)}`, ...options });
+  }
+
+  // ------------------------------------------------------------ signed urls
+
+  /**
+   * A url that downloads (`GET`, the default) or uploads (`PUT`) this one file
+   * without a key or session, until it expires: hand it to a browser, `curl`
+   * or another service. The key needs `manage`, and `read` for a GET url or
+   * `write` for a PUT url; revoking it ends its urls. A GET url is only made
+   * for a file that exists (FileNotFoundError otherwise).
+   */
+  async signedUrl(id: BucketId, filename: string, options: SignedUrlOptions = {}): Promise<SignedUrl> {
+    const body = await this.json<{ data: SignedUrl }>({
+      method: 'POST',
+      path: `${this.filePath(id, filename)}/signed-url`,
+      json: signedUrlBody(options),
+      signal: options.signal,
+    });
+    return body.data;
+  }
+
+  /**
+   * Uploads to a signed PUT url (from `signedUrl`, made by whoever holds the
+   * key), sending no credential of this client's. Takes the same bodies as
+   * `uploadFile`. A url past its time, altered or ended throws ForbiddenError;
+   * a body over its `maxBytes` PayloadTooLargeError; another Content-Type than
+   * the one it was made for UnsupportedMediaTypeError.
+   */
+  async uploadToSignedUrl(url: string, body: UploadBody, options: UploadOptions = {}): Promise<UploadResult> {
+    const prepared = await prepareBody(body);
+    const contentType = options.contentType ?? prepared.contentType;
+    const result = await this.json<{ data: UploadResult }>({
+      method: 'PUT',
+      api: 'signed-url',
+      path: url,
+      headers: contentType ? { 'content-type': contentType } : undefined,
+      signal: options.signal,
+      body: prepared,
+    });
+    return result.data;
+  }
+
+  // ------------------------------------------------------------- API keys
+
+  /**
+   * Signs in with an email and password and returns a client that carries the
+   * session (for `listKeys`, `createKey` and `revokeKey`), and the API key of
+   * `options` if one was given.
+   */
+  static async login(options: PailOptions & { email: string; password: string }): Promise<Pail> {
+    const { email, password, ...rest } = options;
+    const anonymous = new Pail({ ...rest, apiKey: undefined, sessionToken: undefined });
+    const body = await anonymous.json<{ data: { token: string } }>({ method: 'POST', api: 'auth', path: '/login', json: { email, password } });
+    return new Pail({ ...rest, sessionToken: body.data.token });
+  }
+
+  /** Ends the session (and the signed urls made with it). The client's API key keeps working. */
+  async logout(options: CallOptions = {}): Promise<void> {
+    await this.json({ method: 'POST', api: 'auth', path: '/logout', ...options });
+  }
+
+  /** Your live API keys, with their limits; never their secrets. Needs `sessionToken`. */
+  async listKeys(options: CallOptions = {}): Promise<ApiKey[]> {
+    const body = await this.json<{ data: ApiKey[] }>({ method: 'GET', api: 'keys', path: '', ...options });
+    return body.data;
+  }
+
+  /**
+   * Creates an API key, optionally limited to some buckets, some permissions
+   * and a lifetime. The answer holds the secret (`key`): the only time it is
+   * shown. Needs `sessionToken`.
+   */
+  async createKey(options: CreateKeyOptions = {}): Promise<CreatedApiKey> {
+    const body = await this.json<{ data: CreatedApiKey }>({ method: 'POST', api: 'keys', path: '', json: createKeyBody(options), signal: options.signal });
+    return body.data;
+  }
+
+  /** Revokes a key: from then on it gets 401, and the signed urls it made stop working. Needs `sessionToken`. */
+  async revokeKey(keyId: number, options: CallOptions = {}): Promise<void> {
+    await this.json({ method: 'DELETE', api: 'keys', path: `/${encodeURIComponent(String(keyId))}`, ...options });
   }
 
   // -------------------------------------------------------------- internals
@@ -378,13 +490,7 @@ export class Pail {
   }
 
   private filePath(id: BucketId, filename: string): string {
-    if (typeof filename !== 'string' || filename === '') {
-      throw new ValidationError('Filename is required', { status: 400, code: 'ValidationError' });
-    }
-    if (filename === '.' || filename === '..') {
-      throw new ValidationError('Filename must not be . or ..', { status: 400, code: 'ValidationError' });
-    }
-    return `/${this.segment(id)}/files/${encodeURIComponent(filename)}`;
+    return `/${this.segment(id)}/files/${encodeFilename(filename)}`;
   }
 
   private download(id: BucketId, filename: string, options: DownloadOptions): Promise<Response> {
@@ -426,6 +532,7 @@ export class Pail {
    */
   private async fetchFollowing(url: URL, init: RequestInit): Promise<Response> {
     const origin = new URL(this.baseUrl).origin;
+    // (A signed url may point elsewhere; its requests carry no credential to drop.)
     let target = url;
     let request = init;
     for (let hops = 0; ; hops++) {
@@ -459,12 +566,16 @@ export class Pail {
 
   /** One call: the request, retried on 429 when allowed; resolves only with a 2xx response. */
   private async send(spec: RequestSpec): Promise<Response> {
-    const url = new URL(`${this.baseUrl}/api/v1/buckets${spec.path}`);
+    const api = spec.api ?? 'buckets';
+    const url = api === 'signed-url' ? new URL(spec.path) : new URL(`${this.baseUrl}${API_ROOT[api]}${spec.path}`);
     for (const [key, value] of Object.entries(spec.query ?? {})) {
       if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
     }
     const headers: Record<string, string> = { ...this.extraHeaders, ...spec.headers };
-    if (this.apiKey !== undefined && this.apiKey !== '') headers['x-api-key'] = this.apiKey;
+    if (api === 'buckets' && this.apiKey !== undefined && this.apiKey !== '') headers['x-api-key'] = this.apiKey;
+    if ((api === 'keys' || api === 'auth') && this.sessionToken !== undefined && this.sessionToken !== '') {
+      headers.authorization = `Bearer ${this.sessionToken}`;
+    }
 
     for (let attempt = 0; ; attempt++) {
       const init: RequestInit & { duplex?: 'half' } = { method: spec.method, headers: { ...headers }, signal: spec.signal };
@@ -485,7 +596,8 @@ export class Pail {
       const response = await this.fetchFollowing(url, init);
       if (response.ok) return response;
 
-      const fallback404 = /\/files\/[^/]+$/.test(spec.path) ? FileNotFoundError : BucketNotFoundError;
+      // For a 404 without a code: on the Developer API, the file when the path names one, else the bucket.
+      const fallback404 = api !== 'buckets' ? NotFoundError : spec.path.includes('/files/') ? FileNotFoundError : BucketNotFoundError;
       const error = await errorFromResponse(response, spec.method === 'HEAD' ? FileNotFoundError : fallback404);
       if (!(error instanceof RateLimitError) || !this.retry || !resendable || attempt >= this.retry.maxRetries) throw error;
       const delaySeconds = error.retryAfterSeconds ?? Math.min(2 ** attempt, this.retry.maxDelaySeconds);

@@ -5,7 +5,7 @@
  * is chosen from `code` first, and from the status when there is no code
  * (for example a HEAD response, which has no body).
  */
-import type { ErrorCode } from './types.js';
+import type { ErrorCode, Permission } from './types.js';
 
 export interface PailErrorDetails {
   status: number;
@@ -36,22 +36,42 @@ export class PailError extends Error {
 
 /** 400: an invalid bucket name, filename, body or parameter. */
 export class ValidationError extends PailError {}
-/** 401: the API key is missing, wrong or revoked. */
+/** 401: the API key (or session) is missing, wrong, revoked or expired. */
 export class UnauthorizedError extends PailError {}
-/** 403: the server refused the request. */
-export class ForbiddenError extends PailError {}
+/** The refusal of a key's limits, as the contract words it (decisions.md, "API keys with limits"). */
+const NOT_ALLOWED = /^This API key does not allow (read|write|delete|manage)$/;
+
+/**
+ * 403: the server refused the request: the API key's permissions do not allow
+ * it, a key limited to some buckets tried to create one, or a signed url is
+ * expired, altered or ended.
+ */
+export class ForbiddenError extends PailError {
+  /** The permission the API key lacks, when that is why (`'write'` for an upload with a read-only key). */
+  readonly permission: Permission | undefined;
+
+  constructor(message: string, details: PailErrorDetails) {
+    super(message, details);
+    // The body's code is Forbidden for every 403, so the message is what names the permission.
+    this.permission = NOT_ALLOWED.exec(message)?.[1] as Permission | undefined;
+  }
+}
 /** 404: something does not exist. The two subclasses below say what. */
 export class NotFoundError extends PailError {}
 /** 404: the bucket does not exist, was deleted, or belongs to someone else. */
 export class BucketNotFoundError extends NotFoundError {}
 /** 404: the bucket exists but has no file of that name. */
 export class FileNotFoundError extends NotFoundError {}
+/** 404: no live API key of yours has that id (revokeKey). */
+export class ApiKeyNotFoundError extends NotFoundError {}
 /** 409: you already have a live bucket with this name. */
 export class BucketNameTakenError extends PailError {}
 /** 409: the upload would take you over your plan's storage cap; the message names the cap. */
 export class StorageLimitExceededError extends PailError {}
 /** 413: the file is larger than the server's single-file limit. */
 export class PayloadTooLargeError extends PailError {}
+/** 415: the upload's Content-Type is not the one its signed url was made for, or is malformed. */
+export class UnsupportedMediaTypeError extends PailError {}
 /** 416: the requested byte range lies outside the file. */
 export class RangeNotSatisfiableError extends PailError {}
 
@@ -94,9 +114,11 @@ const BY_CODE: Partial<Record<ErrorCode, ErrorClass>> = {
   NotFound: NotFoundError,
   BucketNotFound: BucketNotFoundError,
   FileNotFound: FileNotFoundError,
+  ApiKeyNotFound: ApiKeyNotFoundError,
   BucketNameTaken: BucketNameTakenError,
   StorageLimitExceeded: StorageLimitExceededError,
   PayloadTooLarge: PayloadTooLargeError,
+  UnsupportedMediaType: UnsupportedMediaTypeError,
   RangeNotSatisfiable: RangeNotSatisfiableError,
 };
 
@@ -106,6 +128,7 @@ const BY_STATUS: Record<number, ErrorClass> = {
   403: ForbiddenError,
   404: NotFoundError,
   413: PayloadTooLargeError,
+  415: UnsupportedMediaTypeError,
   416: RangeNotSatisfiableError,
 };
 

@@ -6,11 +6,14 @@
  */
 export { Pail } from './client.js';
 export type {
+  ApiKey,
   BucketId,
   BucketObject,
   ByteRange,
   CallOptions,
   CreateBucketOptions,
+  CreatedApiKey,
+  CreateKeyOptions,
   DownloadOptions,
   ErrorCode,
   FileMetadata,
@@ -18,13 +21,17 @@ export type {
   IterateFilesOptions,
   ListFilesOptions,
   PailOptions,
+  Permission,
   RetryOptions,
+  SignedUrl,
+  SignedUrlOptions,
   StorageBucket,
   UploadOptions,
   UploadResult,
   Visibility,
 } from './client.js';
 export {
+  ApiKeyNotFoundError,
   BucketNameTakenError,
   BucketNotFoundError,
   FileNotFoundError,
@@ -37,6 +44,7 @@ export {
   ServerError,
   StorageLimitExceededError,
   UnauthorizedError,
+  UnsupportedMediaTypeError,
   ValidationError,
 } from './errors.js';
 export type { PailErrorDetails, RateLimitDetails } from './errors.js';

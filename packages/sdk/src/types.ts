@@ -1,13 +1,18 @@
 /**
  * The API's records, response bodies and error codes, as the SDK hands them
  * out: the contract's own types (@pail/shared), declared once there from the
- * schemas the server validates and documents with.
+ * schemas the server validates and documents with. Types only: the SDK loads
+ * nothing from @pail/shared at run time (browsers get its modules as they are).
  */
 export type {
+  ApiKey,
   BucketObject,
+  CreatedApiKey,
   ErrorCode,
   ListBucketsResponse as ListBucketsBody,
   ListFilesResponse as ListFilesBody,
+  Permission,
+  SignedUrl,
   StorageBucket,
   UploadResult,
 } from '@pail/shared';

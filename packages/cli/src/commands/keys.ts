@@ -1,8 +1,35 @@
 /** `pail keys create|list|revoke`: a user's API keys, through the server's own functions. */
+import { PERMISSIONS, type ApiKey, type Permission } from '@pail/shared';
 import type { Command } from 'commander';
-import { positiveId } from '../arguments.js';
+import { collectIds, expirySeconds, permissionList, positiveId } from '../arguments.js';
 import { requireUser, server, withDatabase } from '../context.js';
 import { formatTime, print, printJson, printTable } from '../output.js';
+
+interface CreateOptions {
+  name?: string;
+  bucket?: number[];
+  permissions?: Permission[];
+  expiresIn?: number;
+  expiresAt?: string;
+  json?: boolean;
+}
+
+/** A key's limits in words, for the list and for the line after creation. */
+function describeLimits(key: Pick<ApiKey, 'buckets' | 'permissions' | 'expires_at'>) {
+  return {
+    buckets: key.buckets === null ? 'all' : key.buckets.join(','),
+    permissions: key.permissions.length === PERMISSIONS.length ? 'all' : key.permissions.join(','),
+    expires: key.expires_at === null ? 'never' : `${formatTime(key.expires_at)}${Date.parse(key.expires_at) <= Date.now() ? ' (expired)' : ''}`,
+  };
+}
+
+const CREATE_EXAMPLES = [
+  '',
+  'Examples:',
+  '  $ pail keys create alice@example.com --name ci',
+  '  $ pail keys create alice@example.com --name backup --bucket 3 --bucket 5 --permissions read,write --expires-in 86400',
+  '  $ pail keys create alice@example.com --json',
+].join('\n');
 
 export function registerKeyCommands(program: Command): void {
   const keys = program
@@ -15,16 +42,30 @@ export function registerKeyCommands(program: Command): void {
     .description('create an API key for a user and print it (the only time it is shown)')
     .argument('<email>', "the owner's email address")
     .option('-n, --name <name>', 'a name to recognise the key by (default: "API key")')
-    .option('--json', 'print JSON: {id, name, prefix, key, created_at}')
-    .addHelpText('after', '\nExamples:\n  $ pail keys create alice@example.com --name ci\n  $ pail keys create alice@example.com --json')
-    .action(async (email: string, options: { name?: string; json?: boolean }) => {
+    .option('--bucket <id>', "limit the key to this bucket of the user's (repeat for several; default: every bucket, also future ones)", collectIds)
+    .option('--permissions <list>', `what the key may do, comma-separated: ${PERMISSIONS.join(',')} (default: all)`, permissionList)
+    .option('--expires-in <seconds>', 'the key stops working after this many seconds (default: never)', expirySeconds)
+    .option('--expires-at <time>', 'the key stops working at this ISO 8601 time (instead of --expires-in)')
+    .option('--json', 'print JSON: {id, name, prefix, key, created_at, buckets, permissions, expires_at}')
+    .addHelpText('after', CREATE_EXAMPLES)
+    .action(async (email: string, options: CreateOptions) => {
       const { createApiKey } = await server();
+      // The same checks as POST /api/keys (a bucket that is not the user's, both expiries, a time in the past).
+      const input = {
+        name: options.name,
+        buckets: options.bucket,
+        permissions: options.permissions,
+        expires_in: options.expiresIn,
+        expires_at: options.expiresAt,
+      };
       const { user, created } = await withDatabase(async ({ db, config }) => {
         const owner = await requireUser(db, email);
-        return { user: owner, created: await createApiKey(db, owner.id, options.name, config.maxKeysPerUser) };
+        return { user: owner, created: await createApiKey(db, owner.id, input, config.maxKeysPerUser) };
       });
       if (options.json) return printJson(created);
       print(`Created API key ${created.id} "${created.name}" for ${user.email} (prefix ${created.prefix}).`);
+      const limits = describeLimits(created);
+      print(`Buckets: ${limits.buckets}; permissions: ${limits.permissions}; expires: ${limits.expires}.`);
       print('Store it now; it is shown only this once:');
       print(created.key);
     });
@@ -44,8 +85,20 @@ export function registerKeyCommands(program: Command): void {
       if (options.json) return printJson(list);
       if (list.length === 0) return print(`${user.email} has no API keys. Create one with: pail keys create ${user.email}`);
       printTable(
-        ['ID', 'NAME', 'PREFIX', 'CREATED', 'LAST USED'],
-        list.map((key) => [String(key.id), key.name, key.prefix, formatTime(key.created_at), formatTime(key.last_used_at)]),
+        ['ID', 'NAME', 'PREFIX', 'BUCKETS', 'PERMISSIONS', 'CREATED', 'LAST USED', 'EXPIRES'],
+        list.map((key) => {
+          const limits = describeLimits(key);
+          return [
+            String(key.id),
+            key.name,
+            key.prefix,
+            limits.buckets,
+            limits.permissions,
+            formatTime(key.created_at),
+            formatTime(key.last_used_at),
+            limits.expires,
+          ];
+        }),
       );
     });
 
