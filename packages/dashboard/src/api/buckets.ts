@@ -1,5 +1,5 @@
 import type { ListBucketsResponse, ListFilesResponse, StorageBucket } from '@pail/shared';
-import { fileApiPath, request } from './http';
+import { fileApiPath, filePathWithFolders, request } from './http';
 
 export type Visibility = 'public' | 'private';
 
@@ -33,6 +33,8 @@ export interface ListFilesParams {
   prefix?: string;
   limit?: number;
   cursor?: string | null;
+  /** `/`: list the folders directly under `prefix` apart from its files. */
+  delimiter?: '/';
 }
 
 export async function listFiles(bucketId: number, params: ListFilesParams, signal?: AbortSignal): Promise<ListFilesResponse> {
@@ -40,13 +42,24 @@ export async function listFiles(bucketId: number, params: ListFilesParams, signa
   if (params.prefix) query.set('prefix', params.prefix);
   if (params.limit) query.set('limit', String(params.limit));
   if (params.cursor) query.set('cursor', params.cursor);
+  if (params.delimiter) query.set('delimiter', params.delimiter);
   const qs = query.toString();
   const res = await request<ListFilesResponse>(`/api/buckets/${bucketId}/files${qs ? `?${qs}` : ''}`, {
     signal,
   });
-  return { ...res, next_cursor: res.next_cursor ?? null };
+  return { ...res, folders: res.folders ?? [], next_cursor: res.next_cursor ?? null };
 }
 
+/** Slashes go as `%2F`, which is never ambiguous (on the Developer API a literal `…/delete` ending is the delete alias). */
 export async function deleteFile(bucketId: number, filename: string): Promise<void> {
   await request(fileApiPath(bucketId, filename), { method: 'DELETE' });
+}
+
+/**
+ * Makes a folder that stays while it is empty: a 0-byte object whose name ends
+ * in `/` (a folder marker, as S3 consoles make them). `folder` is the whole
+ * path with its trailing slash, e.g. `photos/2026/`.
+ */
+export async function createFolder(bucketId: number, folder: string): Promise<void> {
+  await request(filePathWithFolders(bucketId, folder), { method: 'PUT', rawBody: '' });
 }

@@ -40,6 +40,8 @@ export function errorFromBody(status: number, body: unknown, fallback: string): 
 interface RequestOptions {
   method?: string;
   body?: unknown;
+  /** Sent as is instead of a JSON `body` (a raw-body upload, e.g. an empty folder marker). */
+  rawBody?: string | Blob;
   signal?: AbortSignal;
   /** Auth endpoints expect 401 for wrong credentials: do not treat it as "signed out". */
   skipUnauthorizedHook?: boolean;
@@ -55,6 +57,8 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   if (options.body !== undefined) {
     init.headers = { ...init.headers, 'content-type': 'application/json' };
     init.body = JSON.stringify(options.body);
+  } else if (options.rawBody !== undefined) {
+    init.body = options.rawBody;
   }
 
   let response: Response;
@@ -82,7 +86,20 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   return body as T;
 }
 
-/** `/api/buckets/3/files/a%20b.txt`: filenames are always percent-encoded in paths. */
+/**
+ * `/api/buckets/3/files/photos%2Fa%20b.txt`: the whole filename percent-encoded,
+ * its slashes too. The server takes `%2F` and `/` alike, and a fully encoded
+ * name can never be mistaken for a route suffix such as `/signed-url`.
+ */
 export function fileApiPath(bucketId: number, filename: string): string {
   return `/api/buckets/${bucketId}/files/${encodeURIComponent(filename)}`;
+}
+
+/**
+ * `/api/buckets/3/files/photos/a%20b.txt`: each folder segment encoded, with
+ * literal slashes between them, as uploads into a folder are sent. A folder
+ * marker (`photos/`) keeps its trailing slash.
+ */
+export function filePathWithFolders(bucketId: number, filename: string): string {
+  return `/api/buckets/${bucketId}/files/${filename.split('/').map(encodeURIComponent).join('/')}`;
 }

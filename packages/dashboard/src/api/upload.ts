@@ -1,9 +1,11 @@
 /**
- * Multipart upload with XMLHttpRequest: fetch cannot report upload progress,
- * XHR can (upload.onprogress) and can be cancelled with abort().
+ * Raw-body upload (PUT) with XMLHttpRequest: fetch cannot report upload
+ * progress, XHR can (upload.onprogress) and can be cancelled with abort().
+ * PUT rather than multipart because the server reduces a multipart part's
+ * filename to its base name, and uploads into a folder need the whole name.
  */
 import type { UploadResult } from '@pail/shared';
-import { ApiError, errorFromBody, notifyUnauthorized } from './http';
+import { ApiError, errorFromBody, filePathWithFolders, notifyUnauthorized } from './http';
 
 export interface UploadHandle {
   promise: Promise<UploadResult>;
@@ -17,13 +19,15 @@ export class UploadCancelled extends Error {
   }
 }
 
-export function uploadFile(bucketId: number, file: File, onProgress: (loaded: number, total: number) => void): UploadHandle {
+/** Uploads `file` as `filename` (the whole name, folders included, e.g. `photos/cat.jpg`). */
+export function uploadFile(bucketId: number, filename: string, file: File, onProgress: (loaded: number, total: number) => void): UploadHandle {
   const xhr = new XMLHttpRequest();
   const promise = new Promise<UploadResult>((resolve, reject) => {
-    xhr.open('POST', `/api/buckets/${bucketId}/files`);
+    xhr.open('PUT', filePathWithFolders(bucketId, filename));
     xhr.withCredentials = true;
     xhr.responseType = 'text';
     xhr.setRequestHeader('accept', 'application/json');
+    // The browser sends the file's own type; without one the server guesses from the extension.
 
     xhr.upload.onprogress = (event) => {
       onProgress(event.loaded, event.lengthComputable ? event.total : file.size);
@@ -37,7 +41,7 @@ export function uploadFile(bucketId: number, file: File, onProgress: (loaded: nu
       }
       if (xhr.status >= 200 && xhr.status < 300) {
         const data = (body as { data?: UploadResult } | undefined)?.data;
-        resolve(data ?? { filename: file.name, size: file.size, updated: false });
+        resolve(data ?? { filename, size: file.size, updated: false });
         return;
       }
       if (xhr.status === 401) notifyUnauthorized();
@@ -46,9 +50,7 @@ export function uploadFile(bucketId: number, file: File, onProgress: (loaded: nu
     xhr.onerror = () => reject(new ApiError(0, 'The connection was lost during the upload.'));
     xhr.onabort = () => reject(new UploadCancelled());
 
-    const form = new FormData();
-    form.append('file', file, file.name);
-    xhr.send(form);
+    xhr.send(file);
   });
   return { promise, abort: () => xhr.abort() };
 }

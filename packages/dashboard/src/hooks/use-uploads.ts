@@ -15,6 +15,7 @@ export type UploadStatus = 'queued' | 'uploading' | 'processing' | 'done' | 'err
 
 export interface UploadItem {
   id: string;
+  /** The whole name it is stored under: the folder it was added in, then the file's own name. */
   name: string;
   size: number;
   status: UploadStatus;
@@ -60,7 +61,7 @@ export function useUploads(bucketId: number, onUploaded: (result: UploadResult) 
       if (!file || handles.current.has(item.id)) return;
       samples.current.set(item.id, { time: performance.now(), loaded: 0, speed: 0 });
 
-      const handle = uploadFile(bucketId, file, (loaded, total) => {
+      const handle = uploadFile(bucketId, item.name, file, (loaded, total) => {
         const now = performance.now();
         const previous = samples.current.get(item.id);
         let speed = previous?.speed ?? 0;
@@ -117,15 +118,17 @@ export function useUploads(bucketId: number, onUploaded: (result: UploadResult) 
     };
   }, [bucketId]);
 
-  const addFiles = useCallback((list: FileList | File[]) => {
+  /** Queues files for `folder` (`''` for the top of the bucket, else a path ending in `/`). */
+  const addFiles = useCallback((list: FileList | File[], folder = '') => {
     const added: UploadItem[] = [];
     for (const file of Array.from(list)) {
       const id = `u${++counter}`;
-      const problem = filenameProblem(file.name);
+      const name = folder + file.name;
+      const problem = filenameProblem(name);
       files.current.set(id, file);
       added.push({
         id,
-        name: file.name,
+        name,
         size: file.size,
         loaded: 0,
         speed: 0,
@@ -146,13 +149,15 @@ export function useUploads(bucketId: number, onUploaded: (result: UploadResult) 
     [update],
   );
 
-  const retry = useCallback(
-    (id: string) => {
-      if (filenameProblem(files.current.get(id)?.name) !== null) return;
-      update(id, { status: 'queued', loaded: 0, speed: 0, error: undefined, errorKind: undefined });
-    },
-    [update],
-  );
+  const retry = useCallback((id: string) => {
+    setItems((list) =>
+      list.map((item) =>
+        item.id === id && filenameProblem(item.name) === null
+          ? { ...item, status: 'queued', loaded: 0, speed: 0, error: undefined, errorKind: undefined }
+          : item,
+      ),
+    );
+  }, []);
 
   const clearFinished = useCallback(() => {
     setItems((list) => {

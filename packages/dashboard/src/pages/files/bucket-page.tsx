@@ -7,15 +7,18 @@ import { Link } from '../../components/link';
 import { ErrorState, Loading } from '../../components/states';
 import { VisibilityBadge } from '../../components/visibility-badge';
 import { useAsync } from '../../hooks/use-async';
+import { useCurrentFolder } from '../../hooks/use-folder';
 import { useSession } from '../../hooks/session';
 import { useToast } from '../../hooks/toast';
 import { useUploads } from '../../hooks/use-uploads';
 import { formatBytes, formatDate, pluralize } from '../../lib/format';
+import { folderName } from '../../lib/folders';
 import { navigate } from '../../lib/router';
 import { DeleteBucketDialog } from '../buckets/delete-bucket-dialog';
 import { VisibilitySwitch } from '../buckets/visibility-switch';
 import { DropZone, HiddenFileInput } from './drop-zone';
 import { FileBrowser } from './file-browser';
+import { NewFolderDialog } from './new-folder-dialog';
 import { UploadList } from './upload-list';
 
 export function BucketPage({ bucketId }: { bucketId: number }) {
@@ -24,6 +27,8 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
   const { notify } = useToast();
   const [version, setVersion] = useState(0);
   const [deleting, setDeleting] = useState(false);
+  const [makingFolder, setMakingFolder] = useState(false);
+  const folder = useCurrentFolder();
   const picker = useRef<HTMLInputElement>(null);
 
   const { reload: reloadBucket } = bucket;
@@ -50,6 +55,9 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
   );
 
   const uploads = useUploads(bucketId, changedSoon);
+  const { addFiles } = uploads;
+  // Files go into the folder on screen when they are picked or dropped, wherever the user goes next.
+  const addToFolder = useCallback((files: File[]) => addFiles(files, folder), [addFiles, folder]);
 
   useEffect(() => {
     document.title = `${bucket.data?.name ?? 'Bucket'} · Pail`;
@@ -98,23 +106,38 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
             <button type="button" className="btn btn-secondary btn-danger-text" onClick={() => setDeleting(true)}>
               <Icon name="trash" /> Delete bucket
             </button>
+            <button type="button" className="btn btn-secondary" onClick={() => setMakingFolder(true)}>
+              <Icon name="folderPlus" /> New folder
+            </button>
             <button type="button" className="btn btn-primary" onClick={openPicker}>
               <Icon name="upload" /> Upload files
             </button>
           </>
         }
       />
-      <HiddenFileInput ref={picker} onFiles={uploads.addFiles} />
+      <HiddenFileInput ref={picker} onFiles={addToFolder} />
 
-      <DropZone onFiles={uploads.addFiles} bucketName={b.name}>
+      <DropZone onFiles={addToFolder} target={folder ? `${b.name}/${folder}` : b.name}>
         <div className="stack">
           <UploadList items={uploads.items} onCancel={uploads.cancel} onRetry={uploads.retry} onClear={uploads.clearFinished} />
-          <FileBrowser bucket={b} version={version} onChanged={changed} onPickFiles={openPicker} />
+          <FileBrowser key={folder} bucket={b} folder={folder} version={version} onChanged={changed} onPickFiles={openPicker} />
           <p className="drop-hint">
             <Icon name="upload" size={16} /> Tip: drop files anywhere on this area to upload them.
           </p>
         </div>
       </DropZone>
+
+      <NewFolderDialog
+        open={makingFolder}
+        bucketId={bucketId}
+        parent={folder}
+        onClose={() => setMakingFolder(false)}
+        onCreated={(made) => {
+          setMakingFolder(false);
+          notify(`Folder ${folderName(made, folder)} created`);
+          changed();
+        }}
+      />
 
       <DeleteBucketDialog
         bucket={deleting ? b : null}

@@ -4,7 +4,8 @@ import { Icon } from '../../components/icons';
 interface Props {
   onFiles: (files: File[]) => void;
   children: ReactNode;
-  bucketName: string;
+  /** Where dropped files go, as shown: `photos` or `photos/2026/`. */
+  target: string;
 }
 
 function hasFiles(event: DragEvent): boolean {
@@ -12,7 +13,7 @@ function hasFiles(event: DragEvent): boolean {
 }
 
 /** Wraps the file area: files dropped anywhere on it are uploaded. */
-export function DropZone({ onFiles, children, bucketName }: Props) {
+export function DropZone({ onFiles, children, target }: Props) {
   const [over, setOver] = useState(false);
   const depth = useRef(0);
 
@@ -47,7 +48,7 @@ export function DropZone({ onFiles, children, bucketName }: Props) {
       {over ? (
         <div className="dropzone-overlay" aria-hidden="true">
           <Icon name="upload" size={32} />
-          <span>Drop to upload to {bucketName}</span>
+          <span>Drop to upload to {target}</span>
         </div>
       ) : null}
     </div>

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { isFolderMarker } from '@pail/shared/names';
 import type { BucketObject, StorageBucket } from '@pail/shared';
 import { deleteFile, listFiles } from '../../api/buckets';
 import { ConfirmDialog } from '../../components/confirm-dialog';
@@ -8,45 +9,63 @@ import { useAsync } from '../../hooks/use-async';
 import { useDebounced } from '../../hooks/use-debounced';
 import { useToast } from '../../hooks/toast';
 import { formatBytes } from '../../lib/format';
+import { Breadcrumbs } from './breadcrumbs';
 import { FileTable } from './file-table';
 import { PreviewDialog } from './preview-dialog';
+import { ShareDialog } from './share-dialog';
 
 export const PAGE_SIZE = 50;
 
 interface Props {
   bucket: StorageBucket;
+  /** The folder shown: `''` for the top of the bucket, else a path ending in `/`. */
+  folder: string;
   /** Bumped by the parent after uploads, to refresh the current page. */
   version: number;
   onChanged: () => void;
   onPickFiles: () => void;
 }
 
-/** Search by prefix, page with the server's cursor, preview, delete. */
-export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) {
+/**
+ * One folder of a bucket: its folders and files (listed with `delimiter=/`),
+ * search by prefix within it, paging with the server's cursor, preview,
+ * share, delete. The parent remounts it per folder, so search and paging
+ * start afresh in each.
+ */
+export function FileBrowser({ bucket, folder, version, onChanged, onPickFiles }: Props) {
   const [search, setSearch] = useState('');
-  const prefix = useDebounced(search.trim() === '' ? '' : search, 250);
+  const searched = useDebounced(search.trim() === '' ? '' : search, 250);
   // cursors[i] is the cursor that fetches page i; page 0 has none.
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [page, setPage] = useState(0);
   const [previewing, setPreviewing] = useState<BucketObject | null>(null);
+  const [sharing, setSharing] = useState<BucketObject | null>(null);
   const [deleting, setDeleting] = useState<BucketObject | null>(null);
   const { notify } = useToast();
 
   useEffect(() => {
     setCursors([null]);
     setPage(0);
-  }, [prefix]);
+  }, [searched]);
 
   const cursor = cursors[page] ?? null;
-  const files = useAsync((signal) => listFiles(bucket.id, { prefix, limit: PAGE_SIZE, cursor }, signal), [bucket.id, prefix, cursor]);
+  const prefix = folder + searched;
+  const files = useAsync((signal) => listFiles(bucket.id, { prefix, delimiter: '/', limit: PAGE_SIZE, cursor }, signal), [bucket.id, prefix, cursor]);
   const { reload } = files;
+  // Reload on a new version only: this browser is remounted per folder, and its first load is already running.
+  const loadedVersion = useRef(version);
   useEffect(() => {
-    if (version > 0) reload();
+    if (version === loadedVersion.current) return;
+    loadedVersion.current = version;
+    reload();
   }, [version, reload]);
 
   const nextCursor = files.data?.next_cursor ?? null;
-  const objects = files.data?.data;
-  const searching = prefix !== '';
+  // A folder's own marker is never listed inside it with a delimiter; this only guards against showing one as a file.
+  const objects = files.data?.data.filter((object) => !isFolderMarker(object.filename));
+  const folders = files.data?.folders ?? [];
+  const shownOnPage = (files.data?.data.length ?? 0) + folders.length;
+  const searching = searched !== '';
 
   const goNext = () => {
     if (!nextCursor) return;
@@ -57,9 +76,10 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
   return (
     <section className="card" aria-labelledby="files-title">
       <header className="card-header card-header-wrap">
-        <h2 id="files-title" className="card-title">
+        <h2 id="files-title" className="sr-only">
           Files
         </h2>
+        <Breadcrumbs bucketId={bucket.id} bucketName={bucket.name} folder={folder} />
         <div className="search">
           <Icon name="search" className="search-icon" />
           <label htmlFor="file-search" className="sr-only">
@@ -69,7 +89,7 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
             id="file-search"
             className="input search-input"
             type="search"
-            placeholder="Search by prefix…"
+            placeholder={folder ? 'Search in this folder…' : 'Search by prefix…'}
             autoComplete="off"
             spellCheck={false}
             value={search}
@@ -83,10 +103,10 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
         <Loading label="Loading files…" />
       ) : files.error ? (
         <ErrorState title="Could not load the files" error={files.error} onRetry={files.reload} />
-      ) : objects && objects.length === 0 ? (
+      ) : objects && objects.length === 0 && folders.length === 0 ? (
         searching ? (
           <EmptyState icon="search" title="No matching files">
-            <p>No file name starts with “{prefix}”. Search matches the beginning of names and is case-sensitive.</p>
+            <p>No file or folder name starts with “{searched}”. Search matches the beginning of names and is case-sensitive.</p>
           </EmptyState>
         ) : page > 0 ? (
           <EmptyState
@@ -101,7 +121,7 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
         ) : (
           <EmptyState
             icon="upload"
-            title="This bucket is empty"
+            title={folder ? 'This folder is empty' : 'This bucket is empty'}
             action={
               <button type="button" className="btn btn-primary" onClick={onPickFiles}>
                 <Icon name="upload" /> Choose files
@@ -113,15 +133,23 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
         )
       ) : objects ? (
         <>
-          <FileTable bucketId={bucket.id} objects={objects} onPreview={setPreviewing} onDelete={setDeleting} />
+          <FileTable
+            bucketId={bucket.id}
+            folder={folder}
+            folders={folders}
+            objects={objects}
+            onPreview={setPreviewing}
+            onShare={setSharing}
+            onDelete={setDeleting}
+          />
           {page > 0 || nextCursor ? (
             <nav className="pager" aria-label="File pages">
               <button type="button" className="btn btn-secondary btn-small" onClick={() => setPage((p) => Math.max(0, p - 1))} disabled={page === 0}>
                 <Icon name="chevronLeft" size={16} /> Previous
               </button>
+              {/* No "of N": the bucket's object count includes everything in its folders, and a page counts folders too. */}
               <span className="pager-info" aria-live="polite">
-                Page {page + 1} · files {page * PAGE_SIZE + 1}–{page * PAGE_SIZE + objects.length}
-                {searching ? '' : ` of ${bucket.object_count.toLocaleString()}`}
+                Page {page + 1} · {folders.length > 0 ? 'items' : 'files'} {page * PAGE_SIZE + 1}–{page * PAGE_SIZE + shownOnPage}
               </span>
               <button type="button" className="btn btn-secondary btn-small" onClick={goNext} disabled={!nextCursor}>
                 Next <Icon name="chevronRight" size={16} />
@@ -132,6 +160,7 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
       ) : null}
 
       <PreviewDialog object={previewing} bucketId={bucket.id} isPublic={bucket.public} onClose={() => setPreviewing(null)} />
+      <ShareDialog bucketId={bucket.id} object={sharing} onClose={() => setSharing(null)} />
       <ConfirmDialog
         open={deleting !== null}
         title={deleting ? `Delete “${deleting.filename}”?` : 'Delete file'}

@@ -45,7 +45,7 @@ export function SdkPage() {
         }
       />
       <div className="stack">
-        <ApiKeys created={created} onCreated={setCreated} />
+        <ApiKeys created={created} onCreated={setCreated} buckets={buckets.data} />
 
         <section className="card card-pad" aria-labelledby="snippets-title">
           <h2 id="snippets-title" className="card-title">
