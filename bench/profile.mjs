@@ -4,7 +4,9 @@
  * (server core), drives the workload with autocannon (load core), stops the
  * server and prints the functions and the modules with the most self time.
  *
- *   node bench/profile.mjs [W1|W2|W3|W4|W7] [--pg] [--limits] [--duration S] [--top N] [--no-build]
+ *   node bench/profile.mjs [W1|W2|W3|W4|W7] [--signed] [--pg] [--limits] [--duration S] [--top N] [--no-build]
+ *
+ * --signed: W2 through a signed url instead of with the key.
  *
  * --pg: Pail on PostgreSQL + Redis (a fresh schema and key prefix, as in run.mjs).
  * --limits: the default plan limits instead of raised ones, so after the first
@@ -51,7 +53,10 @@ try {
   const file = (bucket) => `${server.base}/api/v1/buckets/${bucket}/files/${FILE_NAME}`;
   let spec;
   if (workload === 'W1') spec = { url: file(pub), method: 'GET', connections: 64 };
-  else if (workload === 'W2') spec = { url: file(priv), method: 'GET', headers: key, connections: 64 };
+  else if (workload === 'W2' && argv.includes('--signed')) {
+    const signed = await fetch(`${file(priv)}/signed-url`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{}' });
+    spec = { url: (await signed.json()).data.url, method: 'GET', connections: 64 };
+  } else if (workload === 'W2') spec = { url: file(priv), method: 'GET', headers: key, connections: 64 };
   else if (workload === 'W3') spec = { url: file(priv), method: 'HEAD', headers: key, connections: 64 };
   else if (workload === 'W4')
     spec = {

@@ -127,6 +127,23 @@ export function buildRows(results) {
     digits: 1,
   });
 
+  if (runs['W2/signed']) {
+    const signed = rps('W2/signed');
+    const keyed = rps('W2/pail');
+    const ratio = ratioOf(signed, keyed);
+    rows.push({
+      section: 'Signed urls vs API keys (signed/keyed)',
+      workload: 'W2',
+      what: 'GET 4 KiB, private, through a signed url, 64 conn',
+      unit: 'req/s',
+      pail: signed,
+      reference: keyed,
+      ratio,
+      target: '≥ 0.9',
+      pass: atLeast(ratio, 0.9),
+    });
+  }
+
   const bigN = results.settings?.bigFiles ?? 100_000;
   const scale = `Scaling: bucket holding ${bigN.toLocaleString('en-US')} files vs an empty one (big/empty)`;
   for (const w of ['W2', 'W4']) {

@@ -5,7 +5,7 @@
  *
  *   node bench/run.mjs [--quick] [--reps N] [--duration S] [--big N]
  *                      [--no-build] [--no-pg] [--no-limits] [--no-stream]
- *                      [--out FILE]
+ *                      [--only ID,…] [--out FILE]
  *
  * Servers run on core 0 (taskset -c 0), autocannon, the stream client and this
  * script on core 1. Results: printed, and bench/results/latest.json.
@@ -116,7 +116,9 @@ async function main() {
       limits = await setupPail(limitsServer, cfg, log, { withLists: false });
     }
 
-    const cases = loadCases({ pail, baseline, pg, limits }, cfg);
+    // --only W2/pail,W2/signed: just those cases (ids as in the progress lines).
+    const only = option('--only')?.split(',');
+    const cases = loadCases({ pail, baseline, pg, limits }, cfg).filter((c) => !only || only.includes(c.id));
     for (const c of cases) results.runs[c.id] = [];
 
     // --- warm-up (not recorded) ----------------------------------------------

@@ -64,7 +64,7 @@ export async function setupPail(server, cfg, log, { withLists = true, withBig = 
   const priv = await makeBucket(server.base, user.key, 'bench-private', 'private');
   await putFile(server.base, user.key, pub, FILE_NAME, FILE_4K);
   await putFile(server.base, user.key, priv, FILE_NAME, FILE_4K);
-  const target = { server, key: user.key, pub, priv, w4Buckets: new Map() };
+  const target = { server, key: user.key, pub, priv, w4Buckets: new Map(), signedUrl: await signedUrlOf(server.base, user.key, priv) };
   if (!withLists) return target;
 
   let started = Date.now();
@@ -86,6 +86,17 @@ export async function setupPail(server, cfg, log, { withLists = true, withBig = 
   target.lateCursor = walk.cursors[lastFull - 1] ?? walk.cursors[walk.cursors.length - 1];
   target.latePage = lastFull + 1;
   return target;
+}
+
+/** A GET url for the private 4 KiB file, signed for the longest expiry (W2 "signed"); null on a build without signed urls. */
+async function signedUrlOf(base, key, bucket) {
+  const response = await fetch(`${base}/api/v1/buckets/${bucket}/files/${FILE_NAME}/signed-url`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ method: 'GET', expires_in: 604800 }),
+  });
+  if (response.status !== 201) return null;
+  return (await response.json()).data.url;
 }
 
 /** The baseline's files: the 4 KiB file and a 10,000-file directory, written directly. */
@@ -132,6 +143,8 @@ export function loadCases({ pail, baseline = null, pg = null, limits = null }, c
       variant: 'baseline',
       spec: () => ({ url: `${baseline.server.base}/files/${FILE_NAME}`, method: 'GET', headers: keyHeader(pail), connections: 64 }),
     });
+  // W2 through a signed url: no key, the signature and its signer checked instead.
+  if (pail.signedUrl) add({ workload: 'W2', variant: 'signed', spec: () => ({ url: pail.signedUrl, method: 'GET', connections: 64 }) });
   if (pail.big)
     add({ workload: 'W2', variant: 'big', spec: () => ({ url: fileUrl(pail, pail.big), method: 'GET', headers: keyHeader(pail), connections: 64 }) });
   // W3: HEAD with a key

@@ -107,7 +107,7 @@ export class ApiKeyAuthenticator {
   /** A live, unexpired key by id: the signer of a signed url. */
   async byId(keyId: number): Promise<KeyOwner | null> {
     const owner = await this.cached(`#${keyId}`, () => findKeyOwnerById(this.ports.db, keyId));
-    return owner && !hasExpired(owner.limits, nowIso()) ? owner : null;
+    return owner && (owner.limits.expiresAt === null || !hasExpired(owner.limits, nowIso())) ? owner : null;
   }
 
   private async cached(cacheKey: string, find: () => Promise<KeyOwner | undefined>): Promise<KeyOwner | null> {

@@ -8,6 +8,7 @@
  */
 import type { Permission, SignedUrl } from '@pail/shared';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/database.js';
 import { findOwnLiveBucketByStorageName } from '../db/repositories/buckets.js';
 import { findSessionAccount } from '../db/repositories/sessions.js';
@@ -49,6 +50,13 @@ export const SIGNED_PARAMS = {
 
 export class UrlSigner {
   private readonly key: Buffer;
+  /**
+   * Grants already verified, by the url they came with (`urlKey`: the method
+   * they grant and the request's path and query, from which the grant is read
+   * whole). A url fetched again (a page's images, a client's retries) costs a
+   * lookup instead of parsing and an HMAC; only a verified grant gets in.
+   */
+  private readonly verified = new LRUCache<string, Grant>({ max: 10_000 });
 
   /** `secret` is the server secret shared by every instance; urls get a key of their own derived from it. */
   constructor(secret: string) {
@@ -56,9 +64,7 @@ export class UrlSigner {
   }
 
   sign(grant: Grant): string {
-    // Every field on its own line, so no value can be moved into another.
-    const text = [grant.method, grant.storageName, grant.filename, grant.expires, grant.signer, grant.maxBytes ?? '', grant.contentType ?? ''].join('\n');
-    return createHmac('sha256', this.key).update(text).digest('base64url');
+    return createHmac('sha256', this.key).update(signedText(grant)).digest('base64url');
   }
 
   /** The query string of a url for this grant. */
@@ -70,12 +76,22 @@ export class UrlSigner {
     return params.toString();
   }
 
-  /** Whether the url's signature is this grant's. */
-  verify(grant: Grant, signature: string): boolean {
+  /** The grant a url carries if its signature is right, else null. `claimed` reads it from the url. */
+  verifiedGrant(urlKey: string, claimed: () => { grant: Grant; signature: string }): Grant | null {
+    const known = this.verified.get(urlKey);
+    if (known) return known;
+    const { grant, signature } = claimed();
     const expected = Buffer.from(this.sign(grant));
     const given = Buffer.from(signature);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    this.verified.set(urlKey, grant);
+    return grant;
   }
+}
+
+/** What a signature covers: every field on its own line, so no value can be moved into another. */
+function signedText(grant: Grant): string {
+  return [grant.method, grant.storageName, grant.filename, grant.expires, grant.signer, grant.maxBytes ?? '', grant.contentType ?? ''].join('\n');
 }
 
 export interface SignedCaller {
@@ -94,12 +110,18 @@ export interface SignerPorts {
  * The caller a signed url stands for, or 403: expired, altered, or ended
  * (its key revoked or expired, its session ended).
  */
-export async function callerOfSignedUrl(ports: SignerPorts, grant: Grant, signature: string, nowSeconds: number): Promise<SignedCaller> {
-  if (!ports.signer.verify(grant, signature)) throw errors.signedUrlRefused('is not valid: it was altered, or not made by this service');
+export async function callerOfSignedUrl(
+  ports: SignerPorts,
+  urlKey: string,
+  claimed: () => { grant: Grant; signature: string },
+  nowSeconds: number,
+): Promise<SignedCaller & { grant: Grant }> {
+  const grant = ports.signer.verifiedGrant(urlKey, claimed);
+  if (!grant) throw errors.signedUrlRefused('is not valid: it was altered, or not made by this service');
   if (grant.expires <= nowSeconds) throw errors.signedUrlRefused('has expired');
   const caller = await signerOf(ports, grant.signer);
   if (!caller) throw errors.signedUrlRefused('has ended: the key or session that made it was revoked or has expired');
-  return caller;
+  return { user: caller.user, limits: caller.limits, grant };
 }
 
 async function signerOf(ports: SignerPorts, signer: string): Promise<SignedCaller | null> {

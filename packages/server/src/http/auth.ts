@@ -145,24 +145,30 @@ export function optionalAnyAuth(ctx: AppContext) {
 export function storageUrlAuth(ctx: AppContext) {
   const anyAuth = optionalAnyAuth(ctx);
   return async function authenticateStorageUrl(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const query = request.query as Record<string, unknown>;
-    const signature = query[SIGNED_PARAMS.signature];
-    if (typeof signature === 'string') return authenticateSignedUrl(ctx, request, reply, query, signature);
+    // Found in the raw query, so a url verified before is served without parsing its query again.
+    const query = request.url.indexOf('?');
+    if (query >= 0 && request.url.includes(SIGNATURE_PARAM, query)) return authenticateSignedUrl(ctx, request, reply);
     if (request.method === 'PUT') throw errors.forbidden('An upload to a storage url needs a signed url (POST …/files/<filename>/signed-url makes one)');
     return anyAuth(request, reply);
   };
 }
 
-async function authenticateSignedUrl(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, query: Record<string, unknown>, signature: string) {
-  const grant = grantOf(request, query);
-  const caller = await callerOfSignedUrl({ db: ctx.db, apiKeys: ctx.apiKeys, signer: ctx.urlSigner }, grant, signature, Math.floor(Date.now() / 1000));
+const SIGNATURE_PARAM = `${SIGNED_PARAMS.signature}=`;
+
+async function authenticateSignedUrl(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
+  // HEAD is served by GET urls; the path and query hold the rest of the grant.
+  const urlKey = `${request.method === 'PUT' ? 'PUT' : 'GET'} ${request.url}`;
+  const claimed = () => grantOf(request, request.query as Record<string, unknown>);
+  const ports = { db: ctx.db, apiKeys: ctx.apiKeys, signer: ctx.urlSigner };
+  const caller = await callerOfSignedUrl(ports, urlKey, claimed, Math.floor(Date.now() / 1000));
+  const { grant } = caller;
   request.principal = { via: 'signed-url', user: caller.user, limits: caller.limits, grant };
   reply.headers(budgetHeaders(await ctx.rateLimits.consumeUser(caller.user.id, planOf(caller.user))));
   requirePermission(caller.limits, permissionFor(grant.method));
 }
 
-/** The grant a signed url's request claims; a malformed one cannot match any signature. */
-function grantOf(request: FastifyRequest, query: Record<string, unknown>): Grant {
+/** The grant a signed url's request claims, and its signature; a malformed one cannot match any signature. */
+function grantOf(request: FastifyRequest, query: Record<string, unknown>): { grant: Grant; signature: string } {
   const params = request.params as { bucket?: string; '*'?: string };
   const whole = (name: string): number | undefined => {
     const value = query[name];
@@ -171,10 +177,11 @@ function grantOf(request: FastifyRequest, query: Record<string, unknown>): Grant
   const expires = whole(SIGNED_PARAMS.expires);
   const signer = query[SIGNED_PARAMS.signer];
   const contentType = query[SIGNED_PARAMS.contentType];
-  if (expires === undefined || typeof signer !== 'string' || !/^(k\d{1,15}|s[A-Za-z0-9_-]{1,64})$/.test(signer)) {
+  const signature = query[SIGNED_PARAMS.signature];
+  if (expires === undefined || typeof signature !== 'string' || typeof signer !== 'string' || !/^(k\d{1,15}|s[A-Za-z0-9_-]{1,64})$/.test(signer)) {
     throw errors.signedUrlRefused('is not valid: it was altered, or not made by this service');
   }
-  return {
+  const grant: Grant = {
     method: request.method === 'PUT' ? 'PUT' : 'GET',
     storageName: params.bucket ?? '',
     filename: params['*'] ?? '',
@@ -183,4 +190,5 @@ function grantOf(request: FastifyRequest, query: Record<string, unknown>): Grant
     maxBytes: whole(SIGNED_PARAMS.maxBytes),
     contentType: typeof contentType === 'string' ? contentType : undefined,
   };
+  return { grant, signature };
 }
