@@ -173,7 +173,16 @@ export async function startServer(kind, { label = kind, env = {}, nodeArgs = [],
   if (kind === 'pail' && !fs.existsSync(script)) throw new Error(`${script} is missing: run npx tsc -b packages/server`);
   const fullEnv =
     kind === 'pail'
-      ? { ...cleanEnv(), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ...env }
+      ? {
+          ...cleanEnv(),
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          DATA_DIR: dataDir,
+          PUBLIC_URL: `http://127.0.0.1:${port}`,
+          LOG_LEVEL: 'warn',
+          S3_API_PORT: 'off',
+          ...env,
+        }
       : { ...cleanEnv(), PORT: String(port), BASELINE_ROOT: dataDir, ...env };
   // BENCH_PAIL_NODE_ARGS (e.g. "--trace-gc"): extra Node flags for Pail servers; their output goes to
   // server.log, kept as bench/results/<label>-server.log when the server stops.

@@ -31,7 +31,7 @@ let sharedEnv: Record<string, string> = {};
 
 /** A minimal environment: nothing of the caller's PORT, DATABASE_URL, … leaks in. */
 function cliEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...sharedEnv, ...extra };
+  return { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, LOG_LEVEL: 'silent', S3_API_PORT: 'off', ...sharedEnv, ...extra };
 }
 
 function pail(dataDir: string, args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Run> {
@@ -227,6 +227,8 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
       name: 'API key',
       prefix: expect.stringMatching(/^pail_/),
       key: expect.stringMatching(/^pail_/),
+      access_key_id: expect.stringMatching(/^[A-Z2-7]{20}$/),
+      secret_access_key: expect.stringMatching(/^[A-Za-z0-9_-]{40}$/),
       created_at: expect.any(String),
       buckets: null,
       permissions: ['read', 'write', 'delete', 'manage'],

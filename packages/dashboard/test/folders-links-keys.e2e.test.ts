@@ -294,6 +294,9 @@ describe.skipIf(skipBrowserSuites)('dashboard folders, share links and keys with
       expect(request.postDataJSON()).toEqual({ name: 'read only', buckets: [mineId], permissions: ['read'], expires_in: 7 * 86400 });
       const key = (await page.getByTestId('new-api-key').textContent())?.trim() ?? '';
       expect(key.length).toBeGreaterThan(16);
+      // Its S3 credential, shown once beside it.
+      expect((await page.getByTestId('new-access-key-id').textContent())?.trim()).toMatch(/^[A-Z2-7]{20}$/);
+      expect((await page.getByTestId('new-secret-access-key').textContent())?.trim()).toMatch(/^[A-Za-z0-9_-]{40}$/);
 
       // The list shows the limits, and they survive a reload (they come from the server).
       await page.reload();

@@ -73,13 +73,16 @@ describe('managing keys with a session', () => {
       id: created.id,
       name: 'reader',
       prefix: created.prefix,
+      access_key_id: created.access_key_id,
       created_at: created.created_at,
       last_used_at: null,
       buckets: [bucketA.id],
       permissions: ['read'],
       expires_at: created.expires_at,
     });
+    expect(created.access_key_id).toMatch(/^[A-Z2-7]{20}$/);
     expect(record).not.toHaveProperty('key');
+    expect(record).not.toHaveProperty('secret_access_key');
     // The key signUp made has no limits.
     expect(listed.find((key) => key.name === 'test')).toMatchObject({ buckets: null, permissions: ['read', 'write', 'delete', 'manage'], expires_at: null });
 

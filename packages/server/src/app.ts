@@ -1,7 +1,8 @@
 /**
  * buildApp(config): a ready Fastify instance with every service opened and
  * every route registered. It never listens; main.ts does, and tests use
- * inject() or listen on port 0.
+ * inject() or listen on port 0. Its `s3Api` is the S3-compatible API's
+ * listener (src/s3/), started by whoever starts the app.
  */
 import fastifyCookie from '@fastify/cookie';
 import fastifyMultipart from '@fastify/multipart';
@@ -22,6 +23,7 @@ import { registerHealthRoutes } from './http/routes/health.js';
 import { registerKeyRoutes } from './http/routes/keys.js';
 import { registerStorageApis } from './http/routes/storage-apis.js';
 import { registerStorageUrlRoutes } from './http/routes/storage-urls.js';
+import { buildS3Listener } from './s3/listener.js';
 import { openServices } from './services.js';
 
 const MULTIPART_FIELDS = 8;
@@ -70,6 +72,14 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   await registerStorageApis(app, ctx);
   registerStorageUrlRoutes(app, ctx);
   await installDashboard(app, config.dashboardDir ?? defaultDashboardDir());
+
+  // The S3-compatible API (S3_API_PORT) shares these services; whoever listens on the app starts it
+  // (app.s3Api.listen()), and it stops, its requests finished, before the services close.
+  const s3Api = await buildS3Listener(ctx, config, options);
+  app.decorate('s3Api', s3Api);
+  app.addHook('preClose', async () => {
+    await s3Api?.close();
+  });
 
   await app.ready();
   return app;

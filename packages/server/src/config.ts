@@ -81,6 +81,10 @@ export interface Config {
   metricsToken: string | undefined;
   /** Directory of the built dashboard; served at `/` when it exists. */
   dashboardDir: string | undefined;
+  /** S3_API_PORT (default 9000): the S3-compatible API's own listener (src/s3/); null (`off`): none. */
+  s3ApiPort: number | null;
+  /** S3_API_REGION (default us-east-1): what GetBucketLocation answers; requests signed for any region are accepted. */
+  s3ApiRegion: string;
 }
 
 export class ConfigError extends Error {
@@ -145,6 +149,13 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(name, `must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+/** A port, or null when the variable says `off`. */
+function portOrOff(env: Env, name: string, fallback: number): number | null {
+  const raw = env[name]?.trim();
+  if (raw !== undefined && /^(off|false|no|none)$/i.test(raw)) return null;
+  return integer(env, name, fallback, 0, 65535);
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -235,6 +246,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     maxConnectionsPerIp: integer(env, 'MAX_CONNECTIONS_PER_IP', 100),
     metrics: boolean(env, 'METRICS', true),
     metricsToken: env.METRICS_TOKEN || undefined,
+    s3ApiPort: portOrOff(env, 'S3_API_PORT', 9000),
+    s3ApiRegion: env.S3_API_REGION || 'us-east-1',
   };
   return Object.freeze(config);
 }

@@ -4,7 +4,7 @@ export { loadConfig, ConfigError, type Config } from './config.js';
 export { serve, configOrExit } from './main.js';
 export { openDatabase, migrateToLatest, type Db } from './db/database.js';
 export { listUsers } from './db/repositories/users.js';
-export { openCommandServices, type CommandServices } from './services.js';
+export { openCommandServices, s3CredentialSealer, type CommandServices } from './services.js';
 export { createUser, findUser, setPlan, userView, planOf } from './domain/users.js';
 export { createApiKey, listApiKeys, revokeApiKey } from './domain/api-keys.js';
 export { AppError } from './domain/errors.js';

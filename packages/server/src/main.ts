@@ -37,6 +37,7 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Pail is serving ${config.publicUrl} (dashboard at /, API docs at /docs)`);
+  if (app.s3Api) app.log.info(`S3-compatible API listening on ${await app.s3Api.listen()}`);
   if (contentHashEngine !== 'native') {
     app.log.warn(
       `no @napi-rs/blake-hash binary for ${process.platform}-${process.arch}: uploads are hashed by the WebAssembly BLAKE3, several times slower (see the README)`,

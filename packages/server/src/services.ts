@@ -20,6 +20,7 @@ import { RateLimits } from './http/rate-limits.js';
 import { openRedis, redisReady } from './redis.js';
 import { sessionSecret } from './secrets.js';
 import { UrlSigner } from './domain/signed-urls.js';
+import { S3CredentialSealer } from './domain/s3-credentials.js';
 
 /** How long start-up waits for Redis, whose budgets and epochs every request needs. */
 const REDIS_READY_WAIT_MS = 3_000;
@@ -34,6 +35,8 @@ export interface Services {
   apiKeys: ApiKeyAuthenticator;
   /** Signs and checks signed urls, under a key derived from the session secret every instance shares. */
   urlSigner: UrlSigner;
+  /** Seals and opens S3 secret access keys, under another key derived from that same secret. */
+  s3Credentials: S3CredentialSealer;
   rateLimits: RateLimits;
   /** Resolves once every change made so far is on disk. */
   durable: () => Promise<void>;
@@ -58,6 +61,7 @@ export async function openServices(config: Config, onError: (error: unknown, wha
     tokens: sessionTokens(secret),
     apiKeys: new ApiKeyAuthenticator(storage),
     urlSigner: new UrlSigner(secret),
+    s3Credentials: new S3CredentialSealer(secret),
     rateLimits: new RateLimits(config, redis),
     durable: database.durable,
     close: async () => {
@@ -118,6 +122,11 @@ export interface CommandServices {
   /** Opens the blob store too (closed with the rest), for commands that touch bytes. */
   openStorage: () => Promise<StoragePorts>;
   close: () => Promise<void>;
+}
+
+/** For a command that makes API keys: the sealer of their S3 secrets, from the server secret (SESSION_SECRET or DATA_DIR's). */
+export async function s3CredentialSealer(config: Config): Promise<S3CredentialSealer> {
+  return new S3CredentialSealer(await sessionSecret(config.sessionSecret, config.dataDir));
 }
 
 export async function openCommandServices(config: Config): Promise<CommandServices> {

@@ -409,14 +409,28 @@ describe('API keys (/api/keys)', () => {
       headers: { authorization: `Bearer ${token}`, ...(typeof init.body === 'string' ? { 'content-type': 'application/json' } : {}), ...init.headers },
     });
 
-  it('POST creates a key: 201 {data: {id, name, prefix, key, created_at}}, and the key opens the Developer API', async () => {
+  it('POST creates a key: 201 {data: {id, name, prefix, key, access_key_id, secret_access_key, created_at}}, and the key opens the Developer API', async () => {
     const user = await signUp(server.url);
     const response = await keys(user.token, '', { method: 'POST', body: JSON.stringify({ name: 'ci deploy' }) });
     expect(response.status).toBe(201);
     const body = await json(response);
     expect(Object.keys(body)).toEqual(['data']);
-    expect(Object.keys(body.data).sort()).toEqual(['buckets', 'created_at', 'expires_at', 'id', 'key', 'name', 'permissions', 'prefix']);
+    expect(Object.keys(body.data).sort()).toEqual([
+      'access_key_id',
+      'buckets',
+      'created_at',
+      'expires_at',
+      'id',
+      'key',
+      'name',
+      'permissions',
+      'prefix',
+      'secret_access_key',
+    ]);
     expect(body.data).toMatchObject({ buckets: null, permissions: ['read', 'write', 'delete', 'manage'], expires_at: null });
+    // The S3 credential made with it (s3-api.test.ts uses it): an AWS-shaped access key id and a 40-character secret.
+    expect(body.data.access_key_id).toMatch(/^[A-Z2-7]{20}$/);
+    expect(body.data.secret_access_key).toMatch(/^[A-Za-z0-9_-]{40}$/);
     const { id, name, prefix, key, created_at } = body.data;
     expect(Number.isInteger(id)).toBe(true);
     expect(name).toBe('ci deploy');
@@ -450,7 +464,7 @@ describe('API keys (/api/keys)', () => {
     expect(secrets.size).toBe(3);
   });
 
-  it('GET lists {id, name, prefix, created_at, last_used_at}, never the key or its hash', async () => {
+  it('GET lists {id, name, prefix, access_key_id, created_at, last_used_at}, never the key, its hash or the S3 secret', async () => {
     const user = await signUp(server.url);
     const created = (await json(await keys(user.token, '', { method: 'POST', body: JSON.stringify({ name: 'second' }) }))).data;
     const response = await keys(user.token);
@@ -460,11 +474,13 @@ describe('API keys (/api/keys)', () => {
     expect(text).not.toContain(created.key);
     expect(text).not.toContain(created.key.slice(created.prefix.length));
     expect(text).not.toMatch(/hash/i);
+    expect(text).not.toContain(created.secret_access_key);
+    expect(text).not.toMatch(/secret|sealed/i);
     const body = JSON.parse(text);
     expect(Object.keys(body)).toEqual(['data']);
     expect(body.data).toHaveLength(2);
     for (const item of body.data) {
-      expect(Object.keys(item).sort()).toEqual(['buckets', 'created_at', 'expires_at', 'id', 'last_used_at', 'name', 'permissions', 'prefix']);
+      expect(Object.keys(item).sort()).toEqual(['access_key_id', 'buckets', 'created_at', 'expires_at', 'id', 'last_used_at', 'name', 'permissions', 'prefix']);
     }
     expect(body.data.map((k: { name: string }) => k.name)).toEqual(['test', 'second']);
     const listed = body.data[1];
@@ -472,6 +488,7 @@ describe('API keys (/api/keys)', () => {
       id: created.id,
       name: 'second',
       prefix: created.prefix,
+      access_key_id: created.access_key_id,
       created_at: created.created_at,
       last_used_at: null,
       buckets: null,

@@ -69,6 +69,7 @@ export const ApiKeySchema = Type.Object(
     id: Type.Integer(),
     name: Type.String(),
     prefix: Type.String(),
+    access_key_id: Type.Union([Type.String(), Type.Null()], { description: 'The S3 access key id; null for keys made before S3 credentials existed' }),
     created_at: Type.String({ format: 'date-time' }),
     last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     ...KeyLimitsFields,
@@ -82,6 +83,8 @@ export const CreatedApiKeySchema = Type.Object({
   name: Type.String(),
   prefix: Type.String(),
   key: Type.String({ description: 'The secret. Shown only in this response.' }),
+  access_key_id: Type.String({ description: 'The S3 access key id (S3-compatible API)' }),
+  secret_access_key: Type.String({ description: 'The S3 secret access key. Shown only in this response.' }),
   created_at: Type.String({ format: 'date-time' }),
   ...KeyLimitsFields,
 });

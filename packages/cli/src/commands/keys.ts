@@ -46,10 +46,10 @@ export function registerKeyCommands(program: Command): void {
     .option('--permissions <list>', `what the key may do, comma-separated: ${PERMISSIONS.join(',')} (default: all)`, permissionList)
     .option('--expires-in <seconds>', 'the key stops working after this many seconds (default: never)', expirySeconds)
     .option('--expires-at <time>', 'the key stops working at this ISO 8601 time (instead of --expires-in)')
-    .option('--json', 'print JSON: {id, name, prefix, key, created_at, buckets, permissions, expires_at}')
+    .option('--json', 'print JSON: {id, name, prefix, key, access_key_id, secret_access_key, created_at, buckets, permissions, expires_at}')
     .addHelpText('after', CREATE_EXAMPLES)
     .action(async (email: string, options: CreateOptions) => {
-      const { createApiKey } = await server();
+      const { createApiKey, s3CredentialSealer } = await server();
       // The same checks as POST /api/keys (a bucket that is not the user's, both expiries, a time in the past).
       const input = {
         name: options.name,
@@ -60,13 +60,15 @@ export function registerKeyCommands(program: Command): void {
       };
       const { user, created } = await withDatabase(async ({ db, config }) => {
         const owner = await requireUser(db, email);
-        return { user: owner, created: await createApiKey(db, owner.id, input, config.maxKeysPerUser) };
+        return { user: owner, created: await createApiKey(db, owner.id, input, config.maxKeysPerUser, await s3CredentialSealer(config)) };
       });
       if (options.json) return printJson(created);
       print(`Created API key ${created.id} "${created.name}" for ${user.email} (prefix ${created.prefix}).`);
       const limits = describeLimits(created);
       print(`Buckets: ${limits.buckets}; permissions: ${limits.permissions}; expires: ${limits.expires}.`);
-      print('Store it now; it is shown only this once:');
+      // The key stays the last line, for scripts that take it with `tail -n 1`.
+      print(`For S3 tools: access key id ${created.access_key_id}, secret access key ${created.secret_access_key}`);
+      print('Store them now; they are shown only this once. The API key:');
       print(created.key);
     });
 

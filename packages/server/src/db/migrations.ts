@@ -168,6 +168,22 @@ function keyLimits(): Migration {
   };
 }
 
+/**
+ * S3 credentials (issue 23): every new key also gets an access key id, found
+ * by it (unique; null for keys made before), and its secret sealed with
+ * AES-256-GCM (domain/s3-credentials.ts): SigV4 needs the secret itself, so
+ * it cannot be stored as a hash like the key.
+ */
+function s3Credentials(): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('api_keys').addColumn('access_key_id', 'text').execute();
+      await db.schema.alterTable('api_keys').addColumn('sealed_secret', 'text').execute();
+      await db.schema.createIndex('api_keys_access_key_id').unique().on('api_keys').column('access_key_id').execute();
+    },
+  };
+}
+
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     async getMigrations() {
@@ -177,6 +193,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0003_cache_epochs': cacheEpochs(),
         '0004_upload_reservations': uploadReservations(dialect),
         '0005_key_limits': keyLimits(),
+        '0006_s3_credentials': s3Credentials(),
       };
     },
   };

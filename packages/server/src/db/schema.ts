@@ -36,6 +36,10 @@ export interface ApiKeysTable {
   /** Comma-separated permissions; null: all of them. */
   permissions: string | null;
   expires_at: string | null;
+  /** The S3 access key id (20 characters); null for keys made before S3 credentials existed. */
+  access_key_id: string | null;
+  /** The S3 secret, sealed (domain/s3-credentials.ts); null with access_key_id. */
+  sealed_secret: string | null;
 }
 
 export interface BucketsTable {

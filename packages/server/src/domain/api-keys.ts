@@ -1,7 +1,8 @@
 /**
  * API keys: long random secrets, stored only as a SHA-256 hash (a slow hash is
  * for guessable passwords; 32 random bytes cannot be guessed). The prefix lets a
- * person recognise a key in a list.
+ * person recognise a key in a list. Each new key also gets an S3 credential
+ * (s3-credentials.ts): an access key id and a sealed secret.
  */
 import type { ApiKey, CreatedApiKey } from '@pail/shared';
 import { hash, randomBytes } from 'node:crypto';
@@ -10,6 +11,7 @@ import type { Db } from '../db/database.js';
 import {
   countLiveKeys,
   findKeyOwner,
+  findKeyOwnerByAccessKeyId,
   findKeyOwnerById,
   insertApiKey,
   limitsColumns,
@@ -25,6 +27,7 @@ import type { ApiKeyRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
 import { hasExpired, parseKeyLimits, type KeyLimits, type KeyLimitsInput } from './key-limits.js';
+import { looksLikeAccessKeyId, type S3CredentialSealer } from './s3-credentials.js';
 
 export type { KeyOwner };
 
@@ -43,7 +46,15 @@ function limitsView(limits: KeyLimits): Pick<ApiKey, 'buckets' | 'permissions' |
 }
 
 function keyView(row: ApiKeyRow): ApiKey {
-  return { id: row.id, name: row.name, prefix: row.prefix, created_at: row.created_at, last_used_at: row.last_used_at, ...limitsView(limitsOf(row)) };
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    access_key_id: row.access_key_id,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+    ...limitsView(limitsOf(row)),
+  };
 }
 
 export function parseKeyName(name: string | null | undefined): string {
@@ -53,11 +64,19 @@ export function parseKeyName(name: string | null | undefined): string {
   return trimmed;
 }
 
-export async function createApiKey(db: Db, userId: number, input: KeyLimitsInput & { name?: string | null }, maxKeys: number): Promise<CreatedApiKey> {
+/** A new key, with its S3 credential (the secret sealed under the server secret); the secrets are in this answer only. */
+export async function createApiKey(
+  db: Db,
+  userId: number,
+  input: KeyLimitsInput & { name?: string | null },
+  maxKeys: number,
+  sealer: S3CredentialSealer,
+): Promise<CreatedApiKey> {
   const name = parseKeyName(input.name);
   const ownBuckets = input.buckets == null ? new Set<number>() : new Set((await listLiveBuckets(db, userId)).map((b) => b.id));
   const limits = parseKeyLimits(input, ownBuckets, new Date());
   const key = KEY_MARK + randomBytes(32).toString('base64url');
+  const s3 = sealer.issue();
   const values = {
     user_id: userId,
     name,
@@ -66,6 +85,8 @@ export async function createApiKey(db: Db, userId: number, input: KeyLimitsInput
     created_at: nowIso(),
     last_used_at: null,
     revoked_at: null,
+    access_key_id: s3.accessKeyId,
+    sealed_secret: s3.sealedSecret,
     ...limitsColumns(limits),
   };
   const row = await insertWithinLimit(
@@ -76,7 +97,8 @@ export async function createApiKey(db: Db, userId: number, input: KeyLimitsInput
     (trx) => insertApiKey(trx, values),
   );
   if (!row) throw errors.tooMany('API keys', maxKeys);
-  return { id: row.id, name: row.name, prefix: row.prefix, key, created_at: row.created_at, ...limitsView(limits) };
+  const view = { id: row.id, name: row.name, prefix: row.prefix, key, created_at: row.created_at, ...limitsView(limits) };
+  return { ...view, access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey };
 }
 
 export async function listApiKeys(db: Db, userId: number): Promise<ApiKey[]> {
@@ -102,6 +124,19 @@ export class ApiKeyAuthenticator {
     if (!owner || (owner.limits.expiresAt !== null && hasExpired(owner.limits, nowIso()))) return null;
     this.touch(owner.keyId);
     return owner;
+  }
+
+  /**
+   * A live, unexpired key by its S3 access key id, with the sealed secret
+   * its requests are signed with. Cached like the other lookups, so a
+   * revocation ends it on every instance at once.
+   */
+  async byAccessKeyId(accessKeyId: string): Promise<(KeyOwner & { sealedSecret: string }) | null> {
+    if (!looksLikeAccessKeyId(accessKeyId)) return null;
+    const owner = await this.cached(`@${accessKeyId}`, () => findKeyOwnerByAccessKeyId(this.ports.db, accessKeyId));
+    if (!owner || owner.sealedSecret === undefined || hasExpired(owner.limits, nowIso())) return null;
+    this.touch(owner.keyId);
+    return { ...owner, sealedSecret: owner.sealedSecret };
   }
 
   /** A live, unexpired key by id: the signer of a signed url. */

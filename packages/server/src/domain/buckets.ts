@@ -6,11 +6,20 @@ import { bucketNameProblem, type StorageBucket } from '@pail/shared';
 import { randomBytes } from 'node:crypto';
 import type { Caches } from '../cache/caches.js';
 import type { Db } from '../db/database.js';
-import { countLiveBuckets, findOwnLiveBucket, insertBucket, listLiveBuckets, liveBucketNamed, setBucketPublic } from '../db/repositories/buckets.js';
+import {
+  countLiveBuckets,
+  findOwnLiveBucket,
+  findOwnLiveBucketByName,
+  insertBucket,
+  listLiveBuckets,
+  liveBucketNamed,
+  setBucketPublic,
+} from '../db/repositories/buckets.js';
 import { insertWithinLimit } from '../db/repositories/users.js';
 import type { BucketIdentity, BucketRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
+import { mayUseBucket, NO_LIMITS, type KeyLimits } from './key-limits.js';
 
 export type { BucketIdentity };
 
@@ -83,6 +92,17 @@ export async function listBuckets(db: Db, ownerId: number): Promise<StorageBucke
 export async function getOwnBucket(db: Db, ownerId: number, rawId: string): Promise<BucketRow> {
   const row = await findOwnLiveBucket(db, ownerId, parseBucketId(rawId));
   if (!row) throw errors.bucketNotFound();
+  return row;
+}
+
+/**
+ * The caller's live bucket by name (or storage name), as the S3 API names
+ * buckets; BucketNotFound for other owners' buckets, and for buckets the
+ * key's limits leave out.
+ */
+export async function getOwnBucketByName(db: Db, ownerId: number, name: string, limits: KeyLimits = NO_LIMITS): Promise<BucketRow> {
+  const row = name === '' ? undefined : await findOwnLiveBucketByName(db, ownerId, name);
+  if (!row || !mayUseBucket(limits, row.id)) throw errors.bucketNotFound();
   return row;
 }
 

@@ -42,6 +42,8 @@ export interface ListQuery {
   limit?: string;
   cursor?: string;
   delimiter?: string;
+  /** Start after this name (S3's start-after); a cursor, when given, wins. */
+  after?: string;
 }
 
 export interface ListPage {
@@ -58,10 +60,20 @@ export interface ListPage {
  * S3's common prefixes do; the cursor then continues after the whole folder.
  */
 export async function listObjects(ports: Pick<StoragePorts, 'db' | 'storageHost'>, bucket: BucketRow, query: ListQuery): Promise<ListPage> {
+  const page = await listObjectRowsPage(ports, bucket, query);
+  return { objects: page.rows.map((row) => objectView(ports.storageHost, bucket, row)), folders: page.folders, nextCursor: page.nextCursor };
+}
+
+/** The same page with the rows themselves, for views that need more than objectView shows (S3's ETag and LastModified). */
+export async function listObjectRowsPage(
+  ports: Pick<StoragePorts, 'db'>,
+  bucket: BucketRow,
+  query: ListQuery,
+): Promise<{ rows: ObjectRow[]; folders: string[]; nextCursor: string | null }> {
   const limit = parseLimit(query.limit);
   const prefix = query.prefix ?? '';
   const folded = parseDelimiter(query.delimiter);
-  const cursor = query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.cursor);
+  const cursor = query.cursor === undefined || query.cursor === '' ? query.after || undefined : decodeCursor(query.cursor);
   // A folder's cursor continues after every name in it.
   let start = cursor !== undefined && folded && cursor.endsWith('/') ? { from: pastFolder(cursor) } : { after: cursor };
   const entries: ({ row: ObjectRow } | { folder: string })[] = [];
@@ -89,7 +101,7 @@ export async function listObjects(ports: Pick<StoragePorts, 'db' | 'storageHost'
   const page = entries.slice(0, limit);
   const lastEntry = page[page.length - 1];
   return {
-    objects: page.flatMap((e) => ('row' in e ? [objectView(ports.storageHost, bucket, e.row)] : [])),
+    rows: page.flatMap((e) => ('row' in e ? [e.row] : [])),
     folders: page.flatMap((e) => ('folder' in e ? [e.folder] : [])),
     nextCursor: entries.length > limit && lastEntry ? encodeCursor('row' in lastEntry ? lastEntry.row.filename : lastEntry.folder) : null,
   };

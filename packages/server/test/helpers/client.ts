@@ -7,6 +7,9 @@ export interface TestUser {
   token: string;
   cookie: string;
   apiKey: string;
+  /** The S3 credential made with apiKey. */
+  accessKeyId: string;
+  secretAccessKey: string;
   id: number;
 }
 
@@ -35,7 +38,16 @@ export async function signUp(baseUrl: string, email = `user-${randomUUID()}@exam
     body: JSON.stringify({ name: 'test' }),
   });
   const key = await json(keyResponse);
-  return { email, password, token: body.data.token, cookie, apiKey: key.data.key, id: body.data.user.id };
+  return {
+    email,
+    password,
+    token: body.data.token,
+    cookie,
+    apiKey: key.data.key,
+    accessKeyId: key.data.access_key_id,
+    secretAccessKey: key.data.secret_access_key,
+    id: body.data.user.id,
+  };
 }
 
 /** fetch against the Developer API with this user's key. */

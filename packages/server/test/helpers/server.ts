@@ -17,6 +17,8 @@ export interface TestServer {
   dataDir: string;
   config: Config;
   app: FastifyInstance;
+  /** The S3-compatible API's url, when the test asked for it (`s3: true`). */
+  s3Url: string | null;
   close(): Promise<void>;
 }
 
@@ -32,9 +34,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startTestServer(options: { env?: Record<string, string>; dataDir?: string } = {}): Promise<TestServer> {
+/** `s3: true` also starts the S3-compatible API on a free port; otherwise it is off (S3_API_PORT=off), so suites never clash over its port. */
+export async function startTestServer(options: { env?: Record<string, string>; dataDir?: string; s3?: boolean } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'pail-test-')));
   const port = await freePort();
+  const s3Port = options.s3 ? String(await freePort()) : 'off';
   const backend = await backendEnv();
   const config = loadConfig({
     LOG_LEVEL: 'silent',
@@ -43,6 +47,7 @@ export async function startTestServer(options: { env?: Record<string, string>; d
     PUBLIC_RATE_LIMIT: '100000',
     CLIENT_RATE_LIMIT: '100000',
     SIGNUP_RATE_LIMIT: '100000',
+    S3_API_PORT: s3Port,
     ...backend.env,
     ...options.env,
     DATA_DIR: dataDir,
@@ -52,11 +57,13 @@ export async function startTestServer(options: { env?: Record<string, string>; d
   });
   const app = await buildApp(config, { logger: false });
   await app.listen({ port, host: '127.0.0.1' });
+  if (options.s3) await app.s3Api?.listen();
   return {
     url: `http://127.0.0.1:${port}`,
     dataDir,
     config,
     app,
+    s3Url: app.s3Api?.url ?? null,
     async close() {
       await app.close();
       await backend.cleanup();

@@ -67,6 +67,8 @@ export async function spawnServer(env: Record<string, string>, options: { readyT
     env: {
       PATH: process.env.PATH ?? '',
       LOG_LEVEL: 'warn',
+      // Off unless a test asks for it: instances side by side would contend for port 9000.
+      S3_API_PORT: 'off',
       ...env,
       DATA_DIR: dataDir,
       PORT: String(port),

@@ -36,9 +36,9 @@ afterAll(async () => {
 
 /** A user with a key and a session, made through the domain functions (sign-up itself needs Redis). */
 async function userWithoutHttp(target: TestServer): Promise<{ apiKey: string; token: string }> {
-  const { db, tokens } = target.app.pail;
+  const { db, tokens, s3Credentials } = target.app.pail;
   const row = await createUser(db, { email: `redis-down-${randomUUID()}@example.com`, password: 'correct horse' });
-  const key = await createApiKey(db, row.id, 'test', 10);
+  const key = await createApiKey(db, row.id, { name: 'test' }, 10, s3Credentials);
   return { apiKey: key.key, token: await createSession(db, tokens, row.id) };
 }
 

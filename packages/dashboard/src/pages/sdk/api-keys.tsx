@@ -56,6 +56,23 @@ export function ApiKeys({ created, onCreated, buckets }: Props) {
               Copy key
             </CopyButton>
           </div>
+          <p className="small">For S3 tools (the AWS CLI, rclone, s3cmd, boto3, the AWS SDKs), the same key as an S3 credential:</p>
+          <div className="secret-value">
+            <code data-testid="new-access-key-id" aria-label="S3 access key id">
+              {created.access_key_id}
+            </code>
+            <CopyButton text={created.access_key_id} label="Copy S3 access key id" className="btn btn-secondary">
+              Copy access key id
+            </CopyButton>
+          </div>
+          <div className="secret-value">
+            <code data-testid="new-secret-access-key" aria-label="S3 secret access key">
+              {created.secret_access_key}
+            </code>
+            <CopyButton text={created.secret_access_key} label="Copy S3 secret access key" className="btn btn-secondary">
+              Copy secret
+            </CopyButton>
+          </div>
           <button type="button" className="btn btn-ghost btn-small" onClick={() => onCreated(null)}>
             I have saved it, hide the key
           </button>

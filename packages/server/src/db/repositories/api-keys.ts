@@ -16,6 +16,8 @@ export interface KeyOwner {
   user: AccountRow;
   keyId: number;
   limits: KeyLimits;
+  /** Found by S3 access key id: its secret, sealed (domain/s3-credentials.ts). */
+  sealedSecret?: string;
 }
 
 export function limitsOf(row: Pick<ApiKeyRow, 'buckets' | 'permissions' | 'expires_at'>): KeyLimits {
@@ -92,6 +94,27 @@ export async function findKeyOwnerById(db: Db, keyId: number): Promise<KeyOwner 
   if (!row) return undefined;
   const { key_buckets: buckets, key_permissions: permissions, key_expires_at: expires_at, ...user } = row;
   return { user, keyId, limits: limitsOf({ buckets, permissions, expires_at }) };
+}
+
+/** A live key by its S3 access key id, with its sealed secret (never cached past the key's own lifetime: see ApiKeyAuthenticator). */
+export async function findKeyOwnerByAccessKeyId(db: Db, accessKeyId: string): Promise<(KeyOwner & { sealedSecret: string }) | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('users', 'users.id', 'api_keys.user_id')
+    .select(ACCOUNT_COLUMNS)
+    .select([
+      'api_keys.id as key_id',
+      'api_keys.sealed_secret as key_sealed_secret',
+      'api_keys.buckets as key_buckets',
+      'api_keys.permissions as key_permissions',
+      'api_keys.expires_at as key_expires_at',
+    ])
+    .where('api_keys.access_key_id', '=', accessKeyId)
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row || row.key_sealed_secret === null) return undefined;
+  const { key_id: keyId, key_sealed_secret: sealedSecret, key_buckets: buckets, key_permissions: permissions, key_expires_at: expires_at, ...user } = row;
+  return { user, keyId, limits: limitsOf({ buckets, permissions, expires_at }), sealedSecret };
 }
 
 export async function touchKey(db: Db, keyId: number, at: string): Promise<void> {

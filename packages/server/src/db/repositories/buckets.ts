@@ -49,6 +49,18 @@ export function findOwnLiveBucketByStorageName(db: Db, ownerId: number, storageN
     .executeTakeFirst();
 }
 
+/** The owner's live bucket by its name, or else by its storage name (S3 clients may use either). */
+export async function findOwnLiveBucketByName(db: Db, ownerId: number, name: string): Promise<BucketRow | undefined> {
+  const byName = await db
+    .selectFrom('buckets')
+    .selectAll()
+    .where('owner_id', '=', ownerId)
+    .where('name', '=', name)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return byName ?? findOwnLiveBucketByStorageName(db, ownerId, name);
+}
+
 export async function setBucketPublic(db: Db, bucketId: number, isPublic: boolean): Promise<void> {
   await db
     .updateTable('buckets')

@@ -25,7 +25,7 @@ export function registerKeyRoutes(app: Scope, ctx: AppContext): void {
       tag,
       schema: { body: Type.Optional(CreateKeyBody), response: { 201: Data(CreatedApiKeySchema) } },
       handler: async (request, reply) =>
-        reply.code(201).send({ data: await createApiKey(ctx.db, signedIn(request).id, request.body ?? {}, ctx.config.maxKeysPerUser) }),
+        reply.code(201).send({ data: await createApiKey(ctx.db, signedIn(request).id, request.body ?? {}, ctx.config.maxKeysPerUser, ctx.s3Credentials) }),
     });
     addRoute(scope, {
       operation: 'revokeKey',

@@ -1,0 +1,67 @@
+/**
+ * S3 credentials (issue 23): an access key id and a secret access key made
+ * with every API key. SigV4 proves knowledge of the secret with an HMAC, so
+ * the server needs the secret itself, not a hash: it is stored sealed with
+ * AES-256-GCM under a key derived from the server secret every instance
+ * shares (as UrlSigner derives its own), with its own label so the two keys
+ * never coincide.
+ */
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomInt } from 'node:crypto';
+
+/** RFC 4648 base32 letters: AWS access key ids use A-Z and 2-7. */
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+const ACCESS_KEY_ID_LENGTH = 20;
+const SEALED_VERSION = 'v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export const looksLikeAccessKeyId = (value: string): boolean => /^[A-Z2-7]{20}$/.test(value);
+
+export interface IssuedCredential {
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** What the database keeps instead of the secret. */
+  sealedSecret: string;
+}
+
+export class S3CredentialSealer {
+  private readonly key: Buffer;
+
+  /** `secret` is the server secret shared by every instance. */
+  constructor(secret: string) {
+    this.key = createHmac('sha256', secret).update('pail s3 credentials v1').digest();
+  }
+
+  issue(): IssuedCredential {
+    let accessKeyId = '';
+    for (let i = 0; i < ACCESS_KEY_ID_LENGTH; i++) accessKeyId += BASE32[randomInt(BASE32.length)];
+    // 30 random bytes are 40 base64 characters; base64url keeps the secret free of '/' and '+', which some tools mangle.
+    const secretAccessKey = randomBytes(30).toString('base64url');
+    return { accessKeyId, secretAccessKey, sealedSecret: this.seal(accessKeyId, secretAccessKey) };
+  }
+
+  /** The access key id is bound in as associated data: a sealed secret copied onto another key's row does not open. */
+  seal(accessKeyId: string, secretAccessKey: string): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(Buffer.from(accessKeyId, 'utf8'));
+    const sealed = Buffer.concat([cipher.update(secretAccessKey, 'utf8'), cipher.final()]);
+    return `${SEALED_VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url')}`;
+  }
+
+  /** The secret, or null when the sealed text is not ours (another server secret, or altered). */
+  open(accessKeyId: string, sealedSecret: string): string | null {
+    const [version, body] = sealedSecret.split('.');
+    if (version !== SEALED_VERSION || body === undefined) return null;
+    const bytes = Buffer.from(body, 'base64url');
+    if (bytes.length <= IV_BYTES + TAG_BYTES) return null;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES));
+      decipher.setAAD(Buffer.from(accessKeyId, 'utf8'));
+      decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    } catch {
+      return null;
+    }
+  }
+}

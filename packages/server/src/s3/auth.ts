@@ -1,0 +1,35 @@
+/**
+ * Who signed an S3 request: the signature is read and its clock checked,
+ * the key found by its access key id, the signature recomputed with the
+ * key's secret; then the request spends one from the owner's Developer API
+ * budget, as a request with the key itself would.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { KeyOwner } from '../domain/api-keys.js';
+import { planOf } from '../domain/users.js';
+import type { AppContext } from '../http/context.js';
+import { s3Errors } from './errors.js';
+import { checkTime, claimedSignature, signatureMatches, type ClaimedSignature, type SignedRequest } from './sigv4.js';
+
+export interface S3Caller {
+  owner: KeyOwner;
+  claimed: ClaimedSignature;
+}
+
+export async function authenticateS3(ctx: AppContext, request: FastifyRequest, signed: SignedRequest): Promise<S3Caller> {
+  const claimed = claimedSignature(signed);
+  checkTime(claimed, signed.query, Date.now());
+  const owner = await ctx.apiKeys.byAccessKeyId(claimed.accessKeyId);
+  const secret = owner ? ctx.s3Credentials.open(claimed.accessKeyId, owner.sealedSecret) : null;
+  if (!owner || secret === null) {
+    // Guessing access key ids costs what anonymous requests cost (as a wrong API key does).
+    await ctx.rateLimits.consumeIp(request.ip);
+    throw s3Errors.invalidAccessKeyId();
+  }
+  if (!signatureMatches(signed, claimed, secret)) {
+    await ctx.rateLimits.consumeIp(request.ip);
+    throw s3Errors.signatureDoesNotMatch();
+  }
+  await ctx.rateLimits.consumeUser(owner.user.id, planOf(owner.user));
+  return { owner, claimed };
+}

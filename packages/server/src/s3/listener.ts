@@ -1,0 +1,113 @@
+/**
+ * The S3-compatible API's own listener (S3_API_PORT): a second Fastify
+ * instance in the same process, on the same services as the Pail API. S3
+ * clients address buckets and keys by path (path-style), so one catch-all
+ * route takes every request; operations.ts decides what it is, auth.ts who
+ * signed it, handlers.ts does it. Bodies are left unread for the handlers
+ * (uploads stream straight to the domain).
+ */
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.js';
+import { isStoreUnreachable } from '../db/unavailable.js';
+import { AppError } from '../domain/errors.js';
+import { requirePermission } from '../domain/key-limits.js';
+import type { AppContext } from '../http/context.js';
+import { authenticateS3 } from './auth.js';
+import { fromAppError, S3Error, s3Errors } from './errors.js';
+import { HANDLERS } from './handlers.js';
+import { operationOf, S3_PERMISSION } from './operations.js';
+import { decodePath, splitUrl } from './query.js';
+import { xmlDocument } from './xml.js';
+
+/** Keys are up to 1024 bytes, so up to three times that percent-encoded. */
+const MAX_PATH_PARAM = 4096;
+
+export class S3Listener {
+  private address: string | null = null;
+
+  constructor(
+    readonly app: FastifyInstance,
+    private readonly port: number,
+    private readonly host: string,
+  ) {}
+
+  /** Starts listening; the main app's close closes this too (app.ts). */
+  async listen(): Promise<string> {
+    this.address = await this.app.listen({ port: this.port, host: this.host });
+    return this.address;
+  }
+
+  /** Where it listens, once it does. */
+  get url(): string | null {
+    return this.address;
+  }
+
+  close(): Promise<void> {
+    return this.app.close();
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The S3-compatible API's listener, or null when S3_API_PORT is off. */
+    s3Api: S3Listener | null;
+  }
+}
+
+export async function buildS3Listener(ctx: AppContext, config: Config, options: { logger?: boolean } = {}): Promise<S3Listener | null> {
+  if (config.s3ApiPort === null) return null;
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: config.logLevel, base: { listener: 's3' } },
+    routerOptions: { maxParamLength: MAX_PATH_PARAM },
+    exposeHeadRoutes: false,
+    trustProxy: typeof config.trustProxy === 'number' ? (_address: string, hop: number) => hop < (config.trustProxy as number) : config.trustProxy,
+    genReqId: () => randomUUID(),
+    return503OnClosing: true,
+    http: { headersTimeout: config.headersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
+    logController: new LogController({ disableRequestLogging: true }),
+    frameworkErrors: (error, request, reply) => void sendError(request, reply, error),
+  });
+  // Bodies stay unread: an upload streams to the domain, a bucket operation reads its own small body.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, error));
+  app.route({ method: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'], url: '/*', handler: (request, reply) => serveS3(ctx, request, reply) });
+  await app.ready();
+  return new S3Listener(app, config.s3ApiPort, config.host);
+}
+
+async function serveS3(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  reply.header('x-amz-request-id', request.id);
+  const { path, query } = splitUrl(request.url);
+  const signed = { method: request.method, path, query, headers: request.headers };
+  const caller = await authenticateS3(ctx, request, signed);
+  // Path-style: /bucket/key, the key being everything after the bucket's slash (it may hold slashes of its own).
+  const [, bucket = '', ...keyParts] = decodePath(path);
+  const key = keyParts.join('/');
+  const operation = operationOf(request.method, bucket, key, query, request.headers);
+  requirePermission(caller.owner.limits, S3_PERMISSION[operation]);
+  return HANDLERS[operation](ctx, request, reply, { operation, bucket, key, query, caller });
+}
+
+function s3ErrorOf(request: FastifyRequest, error: unknown): S3Error {
+  if (error instanceof S3Error) return error;
+  if (error instanceof AppError) return fromAppError(error);
+  if (isStoreUnreachable(error)) return new S3Error('ServiceUnavailable', 503, 'A backing store cannot be reached; try again shortly');
+  const statusCode = (error as { statusCode?: unknown }).statusCode;
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    return new S3Error('InvalidRequest', 400, error instanceof Error ? error.message : 'Bad request');
+  }
+  request.log.error({ err: error }, 'S3 request failed');
+  return s3Errors.internal();
+}
+
+/** S3's error body: <Error> with Code, Message, Resource and RequestId, and no namespace. HEAD answers carry none. */
+function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  const s3Error = s3ErrorOf(request, error);
+  reply.code(s3Error.status).headers(s3Error.headers).header('x-amz-request-id', request.id);
+  if (request.method === 'HEAD') return reply.send();
+  const resource = decodePath(splitUrl(request.url).path).join('/');
+  const body = xmlDocument('Error', { Code: s3Error.code, Message: s3Error.message, Resource: resource, RequestId: request.id }, false);
+  return reply.header('content-type', 'application/xml').send(body);
+}

@@ -1,0 +1,162 @@
+/**
+ * AWS Signature Version 4: reading the signature a request carries (the
+ * Authorization header, or the X-Amz-* query of a presigned url), the clock
+ * rules, and recomputing the signature with the key's secret.
+ *
+ * The maths is SigV4's canonical request, written here with node:crypto:
+ * @smithy/signature-v4 only signs (it builds the request it signs, adding
+ * headers), and checking needs the canonical request of the request as it
+ * arrived. Pail owns the rules: which errors, which clock skew, how long a
+ * presigned url may live.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { s3Errors } from './errors.js';
+import { decodePath, queryValue, strictEncode, type QueryPairs } from './query.js';
+
+const ALGORITHM = 'AWS4-HMAC-SHA256';
+export const MAX_SKEW_MS = 15 * 60 * 1000;
+export const MAX_PRESIGNED_SECONDS = 7 * 24 * 3600;
+export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
+
+/** What a request claims about its signature, before any key is looked up. */
+export interface ClaimedSignature {
+  accessKeyId: string;
+  /** X-Amz-Date: yyyymmddThhmmssZ. */
+  amzDate: string;
+  /** date/region/service/aws4_request */
+  scope: string;
+  signedHeaders: string[];
+  signature: string;
+  /** The hex SHA-256 of the body, or UNSIGNED-PAYLOAD. */
+  payloadHash: string;
+  presigned: boolean;
+}
+
+export interface SignedRequest {
+  method: string;
+  path: string;
+  query: QueryPairs;
+  headers: IncomingHttpHeaders;
+}
+
+/** Reads the claimed signature, or throws the S3 error for a missing, foreign or malformed one. */
+export function claimedSignature(request: SignedRequest): ClaimedSignature {
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) return fromHeader(authorization, request.headers);
+  if (queryValue(request.query, 'X-Amz-Algorithm') !== undefined || queryValue(request.query, 'X-Amz-Signature') !== undefined) {
+    return fromQuery(request);
+  }
+  // SigV2 presigned urls: AWSAccessKeyId, Signature, Expires.
+  if (queryValue(request.query, 'Signature') !== undefined && queryValue(request.query, 'AWSAccessKeyId') !== undefined) throw s3Errors.onlySigV4();
+  throw s3Errors.missingAuth();
+}
+
+function fromHeader(authorization: string, headers: IncomingHttpHeaders): ClaimedSignature {
+  if (/^AWS\s/.test(authorization)) throw s3Errors.onlySigV4();
+  const match = /^AWS4-HMAC-SHA256\s+(.*)$/s.exec(authorization.trim());
+  if (!match?.[1]) throw s3Errors.malformedAuth('expected AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=...');
+  const fields = new Map<string, string>();
+  for (const part of match[1].split(',')) {
+    const eq = part.indexOf('=');
+    if (eq > 0) fields.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+  }
+  const credential = fields.get('Credential');
+  const signedHeaders = fields.get('SignedHeaders');
+  const signature = fields.get('Signature');
+  if (credential === undefined || signedHeaders === undefined || signature === undefined) {
+    throw s3Errors.malformedAuth('Credential, SignedHeaders and Signature are all required');
+  }
+  const amzDate = single(headers['x-amz-date']);
+  if (amzDate === undefined) throw s3Errors.malformedAuth('the x-amz-date header is required');
+  const payloadHash = single(headers['x-amz-content-sha256']);
+  if (payloadHash === undefined) throw s3Errors.invalidArgument('Missing required header for this request: x-amz-content-sha256');
+  return { ...parseCredential(credential, amzDate), signedHeaders: parseSignedHeaders(signedHeaders), signature, payloadHash, presigned: false };
+}
+
+function fromQuery(request: SignedRequest): ClaimedSignature {
+  const param = (name: string): string => {
+    const value = queryValue(request.query, name);
+    if (value === undefined) throw s3Errors.malformedQueryAuth(`Query-string authentication requires the ${name} parameter`);
+    return value;
+  };
+  if (param('X-Amz-Algorithm') !== ALGORITHM) throw s3Errors.malformedQueryAuth(`X-Amz-Algorithm must be ${ALGORITHM}`);
+  if (queryValue(request.query, 'X-Amz-Security-Token') !== undefined) throw s3Errors.malformedQueryAuth('Session tokens are not supported');
+  const amzDate = param('X-Amz-Date');
+  const credential = parseCredential(param('X-Amz-Credential'), amzDate);
+  // The presigner puts the payload's claim in the query (usually UNSIGNED-PAYLOAD: the body is not known when signing).
+  const payloadHash = queryValue(request.query, 'X-Amz-Content-Sha256') ?? single(request.headers['x-amz-content-sha256']) ?? UNSIGNED_PAYLOAD;
+  return { ...credential, signedHeaders: parseSignedHeaders(param('X-Amz-SignedHeaders')), signature: param('X-Amz-Signature'), payloadHash, presigned: true };
+}
+
+/** `AKID/yyyymmdd/region/s3/aws4_request`: any region, the service s3, the date of X-Amz-Date. */
+function parseCredential(credential: string, amzDate: string): Pick<ClaimedSignature, 'accessKeyId' | 'amzDate' | 'scope'> {
+  const [accessKeyId, date, region, service, terminator, ...rest] = credential.split('/');
+  if (!accessKeyId || !date || !region || service !== 's3' || terminator !== 'aws4_request' || rest.length > 0) {
+    throw s3Errors.malformedAuth('the Credential must be <access key id>/<date>/<region>/s3/aws4_request');
+  }
+  if (!/^\d{8}T\d{6}Z$/.test(amzDate)) throw s3Errors.malformedAuth('X-Amz-Date must be yyyymmddThhmmssZ');
+  if (amzDate.slice(0, 8) !== date) throw s3Errors.malformedAuth('the Credential date does not match X-Amz-Date');
+  return { accessKeyId, amzDate, scope: `${date}/${region}/${service}/${terminator}` };
+}
+
+function parseSignedHeaders(list: string): string[] {
+  const names = list.split(';');
+  if (!names.includes('host') || names.some((name) => !/^[a-z0-9-]+$/.test(name))) {
+    throw s3Errors.malformedAuth('SignedHeaders must be lowercase header names separated by ; and include host');
+  }
+  return names;
+}
+
+const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+const amzDateMs = (amzDate: string): number =>
+  Date.UTC(+amzDate.slice(0, 4), +amzDate.slice(4, 6) - 1, +amzDate.slice(6, 8), +amzDate.slice(9, 11), +amzDate.slice(11, 13), +amzDate.slice(13, 15));
+
+/**
+ * The clock rules: a signed header is good for 15 minutes either side of
+ * now; a presigned url from its date for X-Amz-Expires seconds (at most 7
+ * days), and not from further in the future than the same skew.
+ */
+export function checkTime(claimed: ClaimedSignature, query: QueryPairs, now: number): void {
+  const signedAt = amzDateMs(claimed.amzDate);
+  if (Number.isNaN(signedAt)) throw s3Errors.malformedAuth('X-Amz-Date is not a date');
+  if (!claimed.presigned) {
+    if (Math.abs(now - signedAt) > MAX_SKEW_MS) throw s3Errors.timeTooSkewed();
+    return;
+  }
+  const expires = queryValue(query, 'X-Amz-Expires');
+  if (expires === undefined || !/^\d{1,7}$/.test(expires)) throw s3Errors.malformedQueryAuth('X-Amz-Expires must be a number of seconds');
+  if (Number(expires) > MAX_PRESIGNED_SECONDS) throw s3Errors.malformedQueryAuth(`X-Amz-Expires must be at most ${MAX_PRESIGNED_SECONDS} seconds (7 days)`);
+  if (signedAt - now > MAX_SKEW_MS) throw s3Errors.timeTooSkewed();
+  if (now > signedAt + Number(expires) * 1000) throw s3Errors.expired();
+}
+
+/** Whether the claimed signature is the one `secret` makes for this request (compared in constant time). */
+export function signatureMatches(request: SignedRequest, claimed: ClaimedSignature, secret: string): boolean {
+  if (!/^[0-9a-f]{64}$/.test(claimed.signature)) return false;
+  const stringToSign = [ALGORITHM, claimed.amzDate, claimed.scope, sha256Hex(canonicalRequest(request, claimed))].join('\n');
+  const [date = '', region = '', service = ''] = claimed.scope.split('/');
+  let key = hmac(`AWS4${secret}`, date);
+  for (const part of [region, service, 'aws4_request']) key = hmac(key, part);
+  const expected = createHmac('sha256', key).update(stringToSign).digest();
+  return timingSafeEqual(expected, Buffer.from(claimed.signature, 'hex'));
+}
+
+function canonicalRequest(request: SignedRequest, claimed: ClaimedSignature): string {
+  // S3 signs the path encoded once, segment by segment; decoding first makes any client's encoding of it the same.
+  const path = decodePath(request.path).map(strictEncode).join('/');
+  const query = request.query
+    .filter(([name]) => !(claimed.presigned && name === 'X-Amz-Signature'))
+    .map(([name, value]) => [strictEncode(name), strictEncode(value)] as const)
+    .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&');
+  const headers = claimed.signedHeaders.map((name) => `${name}:${headerValue(request.headers[name])}\n`).join('');
+  return [request.method, path, query, headers, claimed.signedHeaders.join(';'), claimed.payloadHash].join('\n');
+}
+
+const headerValue = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(',') : (value ?? '')).trim().replace(/\s+/g, ' ');
+
+const hmac = (key: string | Buffer, text: string): Buffer => createHmac('sha256', key).update(text).digest();
+const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');

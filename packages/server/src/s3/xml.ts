@@ -1,0 +1,32 @@
+/**
+ * S3's XML, built and parsed with fast-xml-parser (never by concatenation,
+ * so keys and messages are always escaped).
+ */
+import { XMLBuilder, XMLParser } from 'fast-xml-parser';
+
+export const S3_NAMESPACE = 'http://s3.amazonaws.com/doc/2006-03-01/';
+
+/** A value of an element: text, a number, a boolean, nested elements, or a list (repeated elements). */
+export type XmlValue = string | number | boolean | XmlElement | XmlValue[];
+export interface XmlElement {
+  [name: string]: XmlValue | undefined;
+}
+
+const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: false, format: false });
+const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: true, processEntities: true });
+
+/** A whole document with one root element; `namespaced` adds S3's xmlns (error bodies have none). */
+export function xmlDocument(root: string, content: XmlElement | string, namespaced = true): string {
+  const body: XmlElement | string = namespaced ? { '@_xmlns': S3_NAMESPACE, ...(typeof content === 'string' ? { '#text': content } : content) } : content;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build({ [root]: body })}`;
+}
+
+/** A small XML body (CreateBucketConfiguration and the like), or null when it is not XML. */
+export function parseXml(text: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = parser.parse(text, true);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
