@@ -85,6 +85,8 @@ export interface Config {
   s3ApiPort: number | null;
   /** S3_API_REGION (default us-east-1): what GetBucketLocation answers; requests signed for any region are accepted. */
   s3ApiRegion: string;
+  /** S3_API_DOMAIN (unset by default): `<bucket>.<domain>` Hosts name their bucket (virtual-hosted style); path style always works. */
+  s3ApiDomain: string | null;
 }
 
 export class ConfigError extends Error {
@@ -156,6 +158,15 @@ function portOrOff(env: Env, name: string, fallback: number): number | null {
   const raw = env[name]?.trim();
   if (raw !== undefined && /^(off|false|no|none)$/i.test(raw)) return null;
   return integer(env, name, fallback, 0, 65535);
+}
+
+/** A host name without a port, lower-cased (Host headers are compared case-insensitively). */
+function s3Domain(env: Env, name: string): string | null {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return null;
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(raw))
+    throw new ConfigError(name, `must be a host name such as s3.example.com, got ${JSON.stringify(raw)}`);
+  return raw;
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -248,6 +259,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     metricsToken: env.METRICS_TOKEN || undefined,
     s3ApiPort: portOrOff(env, 'S3_API_PORT', 9000),
     s3ApiRegion: env.S3_API_REGION || 'us-east-1',
+    s3ApiDomain: s3Domain(env, 'S3_API_DOMAIN'),
   };
   return Object.freeze(config);
 }

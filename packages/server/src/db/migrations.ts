@@ -184,6 +184,20 @@ function s3Credentials(): Migration {
   };
 }
 
+/**
+ * Per-object headers and user metadata (issue 23): what an S3 upload sends
+ * as Content-Disposition, Content-Encoding, Cache-Control, Expires and
+ * x-amz-meta-*, as one JSON object; null for files that have none (every
+ * Pail API upload).
+ */
+function objectMetadata(): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('objects').addColumn('metadata', 'text').execute();
+    },
+  };
+}
+
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     async getMigrations() {
@@ -194,6 +208,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0004_upload_reservations': uploadReservations(dialect),
         '0005_key_limits': keyLimits(),
         '0006_s3_credentials': s3Credentials(),
+        '0007_object_metadata': objectMetadata(),
       };
     },
   };

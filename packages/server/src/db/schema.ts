@@ -66,6 +66,8 @@ export interface ObjectsTable {
   updated_at: string;
   /** 1 when the bytes are in inline_blobs (small files), 0 when in the blob store. */
   inline: Generated<number>;
+  /** Headers and user metadata stored by an S3 upload (JSON, header name to value); null for none. */
+  metadata: string | null;
 }
 
 /** Small files' bytes, kept beside their rows and written in the same transaction (object-writes/). */

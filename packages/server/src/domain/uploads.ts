@@ -35,6 +35,13 @@ export interface UploadInput {
   rawRequestBody?: boolean;
   /** A limit below the server's per-file limit (a signed url's max_bytes). */
   maxBytes?: number;
+  /** Headers and user metadata to keep with the file (the S3 API's); the Pail API sets none. */
+  metadata?: Record<string, string>;
+  /**
+   * The ETag to keep instead of the content hash, read once the body has
+   * been (the S3 API's: the MD5 of the bytes, which S3 tools compare with).
+   */
+  etag?: () => string;
 }
 
 export async function uploadObject(ports: StoragePorts, input: UploadInput): Promise<UploadResult> {
@@ -87,6 +94,8 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       storageKey,
       contentType: input.contentType,
       ...stored,
+      ...(input.etag ? { contentHash: input.etag() } : {}),
+      ...(input.metadata && Object.keys(input.metadata).length > 0 ? { metadata: JSON.stringify(input.metadata) } : {}),
     });
     await ports.caches.changed('objects');
     if (replaced) await retireVersions(ports, [replaced]);

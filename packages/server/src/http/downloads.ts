@@ -76,8 +76,11 @@ export async function sendObject(
   request: FastifyRequest,
   reply: FastifyReply,
   { bucket, object }: ReadableObject,
+  /** Headers over the usual ones (the S3 API's stored metadata and response-* overrides). */
+  extraHeaders?: Record<string, string>,
 ): Promise<FastifyReply> {
   reply.headers(objectHeaders(bucket, object));
+  if (extraHeaders) reply.headers(extraHeaders);
   if (notModified(request, object)) return reply.code(304).send();
   const range = requestedRange(request, object);
   const length = range ? range.end - range.start + 1 : object.size;

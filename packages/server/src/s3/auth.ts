@@ -8,12 +8,15 @@ import type { FastifyRequest } from 'fastify';
 import type { KeyOwner } from '../domain/api-keys.js';
 import { planOf } from '../domain/users.js';
 import type { AppContext } from '../http/context.js';
+import { signingKeyOf } from './aws-chunked.js';
 import { s3Errors } from './errors.js';
 import { checkTime, claimedSignature, signatureMatches, type ClaimedSignature, type SignedRequest } from './sigv4.js';
 
 export interface S3Caller {
   owner: KeyOwner;
   claimed: ClaimedSignature;
+  /** The SigV4 signing key of the request's scope, for its chunk signatures (aws-chunked.ts); derived only when asked for. */
+  chunkSigningKey: () => Buffer;
 }
 
 export async function authenticateS3(ctx: AppContext, request: FastifyRequest, signed: SignedRequest): Promise<S3Caller> {
@@ -31,5 +34,5 @@ export async function authenticateS3(ctx: AppContext, request: FastifyRequest, s
     throw s3Errors.signatureDoesNotMatch();
   }
   await ctx.rateLimits.consumeUser(owner.user.id, planOf(owner.user));
-  return { owner, claimed };
+  return { owner, claimed, chunkSigningKey: () => signingKeyOf(secret, claimed.scope) };
 }

@@ -1,45 +1,34 @@
 /**
- * The S3 operations of this slice, each a thin translation onto the same
- * domain functions the Pail API uses (buckets, listObjects, uploadObject,
- * findReadable, deleteObject): one set of rules, two protocols.
+ * Every S3 operation, each a thin translation onto the same domain
+ * functions the Pail API uses (buckets, listObjects, uploadObject,
+ * findReadable, deleteObject): one set of rules, two protocols. Bucket and
+ * object basics are here; listings, ACLs, DeleteObjects and reads have
+ * files of their own.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { deleteBucket } from '../domain/bucket-deletion.js';
-import { createBucket, getOwnBucketByName, listBuckets } from '../domain/buckets.js';
+import { createBucket, listBuckets } from '../domain/buckets.js';
 import { AppError } from '../domain/errors.js';
 import { mayUseBucket, requireMayCreateBuckets } from '../domain/key-limits.js';
-import { deleteObject, findReadable, listObjectRowsPage, MAX_PAGE_SIZE, parseFilename } from '../domain/objects.js';
+import { deleteObject, parseFilename } from '../domain/objects.js';
 import { uploadObject } from '../domain/uploads.js';
-import type { AppContext } from '../http/context.js';
-import { sendObject } from '../http/downloads.js';
 import { contentTypeFor, declaredLength } from '../http/uploads.js';
-import type { S3Caller } from './auth.js';
+import { ACL_HANDLERS } from './acl-handlers.js';
+import { DeleteObjects } from './delete-objects.js';
 import { S3Error, s3Errors } from './errors.js';
+import { ownBucket, ownerXml, sendXml, type Handler } from './handler-support.js';
+import { LIST_HANDLERS } from './list-handlers.js';
+import { metadataOf } from './metadata.js';
+import { readObject } from './object-reads.js';
 import type { S3Operation } from './operations.js';
 import { bodyStream, smallXmlBody } from './payload.js';
-import { queryValue, strictEncode, type QueryPairs } from './query.js';
-import { xmlDocument, type XmlElement } from './xml.js';
 
-export interface S3Target {
-  operation: S3Operation;
-  bucket: string;
-  key: string;
-  query: QueryPairs;
-  caller: S3Caller;
-}
-
-type Handler = (ctx: AppContext, request: FastifyRequest, reply: FastifyReply, target: S3Target) => Promise<FastifyReply>;
-
-const sendXml = (reply: FastifyReply, root: string, content: XmlElement | string) =>
-  reply.code(200).header('content-type', 'application/xml').send(xmlDocument(root, content));
-
-const ownBucket = (ctx: AppContext, target: S3Target) => getOwnBucketByName(ctx.db, target.caller.owner.user.id, target.bucket, target.caller.owner.limits);
+export type { S3Target } from './handler-support.js';
 
 export const HANDLERS: Record<S3Operation, Handler> = {
   async ListBuckets(ctx, _request, reply, { caller }) {
     const buckets = (await listBuckets(ctx.db, caller.owner.user.id)).filter((bucket) => mayUseBucket(caller.owner.limits, bucket.id));
     return sendXml(reply, 'ListAllMyBucketsResult', {
-      Owner: { ID: String(caller.owner.user.id), DisplayName: caller.owner.user.email },
+      Owner: ownerXml(caller),
       Buckets: { Bucket: buckets.map((bucket) => ({ Name: bucket.name, CreationDate: bucket.created_at })) },
     });
   },
@@ -77,49 +66,16 @@ export const HANDLERS: Record<S3Operation, Handler> = {
     return sendXml(reply, 'LocationConstraint', ctx.config.s3ApiRegion);
   },
 
-  async ListObjectsV2(ctx, _request, reply, target) {
-    const bucket = await ownBucket(ctx, target);
-    const param = (name: string) => queryValue(target.query, name);
-    const prefix = param('prefix') ?? '';
-    const delimiter = param('delimiter') || undefined;
-    const token = param('continuation-token') || undefined;
-    const startAfter = param('start-after') || undefined;
-    const encodingType = param('encoding-type') || undefined;
-    if (encodingType !== undefined && encodingType !== 'url') throw s3Errors.invalidArgument('Invalid Encoding Method specified in Request');
-    const rawMaxKeys = param('max-keys') ?? String(MAX_PAGE_SIZE);
-    if (!/^\d{1,9}$/.test(rawMaxKeys)) throw s3Errors.invalidArgument('max-keys must be a whole number');
-    // S3 answers at most 1000 keys a page whatever max-keys asks for.
-    const maxKeys = Math.min(Number(rawMaxKeys), MAX_PAGE_SIZE);
-    const page =
-      maxKeys === 0
-        ? { rows: [], folders: [], nextCursor: null }
-        : await listObjectRowsPage(ctx.storage, bucket, { prefix, delimiter, limit: String(maxKeys), cursor: token, after: startAfter });
-    const encode = encodingType === 'url' ? (text: string) => text.split('/').map(strictEncode).join('/') : (text: string) => text;
-    const result: XmlElement = { Name: target.bucket, Prefix: encode(prefix) };
-    if (delimiter !== undefined) result.Delimiter = encode(delimiter);
-    Object.assign(result, { MaxKeys: maxKeys, KeyCount: page.rows.length + page.folders.length, IsTruncated: page.nextCursor !== null });
-    if (encodingType !== undefined) result.EncodingType = encodingType;
-    if (token !== undefined) result.ContinuationToken = token;
-    if (page.nextCursor !== null) result.NextContinuationToken = page.nextCursor;
-    if (startAfter !== undefined) result.StartAfter = encode(startAfter);
-    result.Contents = page.rows.map((row) => ({
-      Key: encode(row.filename),
-      LastModified: row.updated_at,
-      ETag: `"${row.etag}"`,
-      Size: row.size,
-      StorageClass: 'STANDARD',
-    }));
-    result.CommonPrefixes = page.folders.map((folder) => ({ Prefix: encode(folder) }));
-    return sendXml(reply, 'ListBucketResult', result);
-  },
+  ...ACL_HANDLERS,
+  ...LIST_HANDLERS,
 
   async PutObject(ctx, request, reply, target) {
     const bucket = await ownBucket(ctx, target);
     const filename = parseFilename(target.key);
-    const declaredSize = declaredLength(request);
+    // An aws-chunked body declares its decoded length (x-amz-decoded-content-length); Content-Length counts its framing.
+    const body = bodyStream(request, target.caller.claimed.payloadHash, target.caller, { md5: true });
+    const declaredSize = body.declaredSize ?? declaredLength(request);
     if (declaredSize === undefined) throw s3Errors.missingContentLength();
-    if (/aws-chunked/i.test(String(request.headers['content-encoding'] ?? ''))) throw s3Errors.notImplemented('Content-Encoding: aws-chunked');
-    const body = bodyStream(request, target.caller.claimed.payloadHash);
     const result = await uploadObject(ctx.storage, {
       owner: target.caller.owner.user,
       bucket: { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name },
@@ -128,12 +84,15 @@ export const HANDLERS: Record<S3Operation, Handler> = {
       contentType: contentTypeFor(filename, request.headers['content-type']),
       declaredSize,
       rawRequestBody: body.raw,
+      metadata: metadataOf(request.headers),
+      etag: body.md5Hex,
     });
-    return reply.code(200).header('x-pail-size', String(result.size)).send();
+    return reply.code(200).header('etag', `"${body.md5Hex!()}"`).header('x-pail-size', String(result.size)).send();
   },
 
   GetObject: readObject,
   HeadObject: readObject,
+  DeleteObjects,
 
   async DeleteObject(ctx, _request, reply, target) {
     const bucket = await ownBucket(ctx, target);
@@ -146,9 +105,3 @@ export const HANDLERS: Record<S3Operation, Handler> = {
     return reply.code(204).send();
   },
 };
-
-async function readObject(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, target: S3Target): Promise<FastifyReply> {
-  const bucket = await ownBucket(ctx, target);
-  const found = await findReadable(ctx.storage, { id: bucket.id }, target.key, target.caller.owner.user.id, target.caller.owner.limits);
-  return sendObject(ctx.storage, request, reply, found);
-}

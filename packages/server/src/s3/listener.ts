@@ -1,9 +1,10 @@
 /**
  * The S3-compatible API's own listener (S3_API_PORT): a second Fastify
- * instance in the same process, on the same services as the Pail API. S3
- * clients address buckets and keys by path (path-style), so one catch-all
- * route takes every request; operations.ts decides what it is, auth.ts who
- * signed it, handlers.ts does it. Bodies are left unread for the handlers
+ * instance in the same process, on the same services as the Pail API. One
+ * catch-all route takes every request; addressing.ts reads the bucket and
+ * key (path or virtual-hosted style), operations.ts decides what it is,
+ * auth.ts who signed it (an unsigned request may only read a public
+ * object), handlers.ts does it. Bodies are left unread for the handlers
  * (uploads stream straight to the domain).
  */
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -13,9 +14,11 @@ import { isStoreUnreachable } from '../db/unavailable.js';
 import { AppError } from '../domain/errors.js';
 import { requirePermission } from '../domain/key-limits.js';
 import type { AppContext } from '../http/context.js';
+import { addressOf } from './addressing.js';
 import { authenticateS3 } from './auth.js';
 import { fromAppError, S3Error, s3Errors } from './errors.js';
 import { HANDLERS } from './handlers.js';
+import { isUnsigned, readAnonymously } from './object-reads.js';
 import { operationOf, S3_PERMISSION } from './operations.js';
 import { decodePath, splitUrl } from './query.js';
 import { xmlDocument } from './xml.js';
@@ -80,11 +83,10 @@ export async function buildS3Listener(ctx: AppContext, config: Config, options: 
 async function serveS3(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   reply.header('x-amz-request-id', request.id);
   const { path, query } = splitUrl(request.url);
+  const { bucket, key } = addressOf(path, request.headers, ctx.config.s3ApiDomain);
+  if (isUnsigned(request.headers, query)) return readAnonymously(ctx, request, reply, { bucket, key, query });
   const signed = { method: request.method, path, query, headers: request.headers };
   const caller = await authenticateS3(ctx, request, signed);
-  // Path-style: /bucket/key, the key being everything after the bucket's slash (it may hold slashes of its own).
-  const [, bucket = '', ...keyParts] = decodePath(path);
-  const key = keyParts.join('/');
   const operation = operationOf(request.method, bucket, key, query, request.headers);
   requirePermission(caller.owner.limits, S3_PERMISSION[operation]);
   return HANDLERS[operation](ctx, request, reply, { operation, bucket, key, query, caller });

@@ -1,13 +1,22 @@
 /**
- * Request bodies. A signed payload (x-amz-content-sha256: its hex SHA-256)
- * is checked while it streams: the bytes pass through untouched and a
- * mismatch fails the stream at its end, before the upload can commit, so
- * nothing is buffered. aws-chunked bodies (STREAMING-* payloads) are not
- * served yet.
+ * Request bodies, checked while they stream and never gathered whole:
+ * - a signed payload (x-amz-content-sha256: its hex SHA-256) is hashed as it
+ *   passes; UNSIGNED-PAYLOAD passes as it is;
+ * - aws-chunked payloads (STREAMING-AWS4-HMAC-SHA256-PAYLOAD[-TRAILER],
+ *   STREAMING-UNSIGNED-PAYLOAD-TRAILER) are decoded by aws-chunked.ts, chunk
+ *   and trailer signatures checked; their length is x-amz-decoded-content-length;
+ * - Content-MD5 and a flexible checksum (header or trailer) are verified
+ *   against the decoded bytes (checksums.ts).
+ * A mismatch fails the stream at its end (in flush), before an upload reading
+ * it can commit, so nothing is stored.
  */
 import type { FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
+import type { S3Caller } from './auth.js';
+import { AwsChunkedDecoder, chunkedErrors, STREAMING_SIGNED, STREAMING_SIGNED_TRAILER, STREAMING_UNSIGNED_TRAILER, type ChunkSigning } from './aws-chunked.js';
+import { bodyChecks, checksumAlgorithmOf, failedCheck, type BodyCheck } from './checksums.js';
 import { s3Errors } from './errors.js';
 import { UNSIGNED_PAYLOAD } from './sigv4.js';
 import { parseXml } from './xml.js';
@@ -15,33 +24,129 @@ import { parseXml } from './xml.js';
 /** Bodies of bucket operations are small XML documents. */
 const SMALL_BODY_BYTES = 64 * 1024;
 
-/** The body as a stream, checked against its signed hash when it has one; `raw`: the request itself. */
-export function bodyStream(request: FastifyRequest, payloadHash: string): { stream: Readable; raw: boolean } {
-  if (payloadHash === UNSIGNED_PAYLOAD) return { stream: request.raw, raw: true };
-  if (/^[0-9a-f]{64}$/.test(payloadHash)) return { stream: verifiedBody(request.raw, payloadHash), raw: false };
-  throw s3Errors.notImplemented(`x-amz-content-sha256: ${payloadHash} (aws-chunked uploads; send UNSIGNED-PAYLOAD or the body's SHA-256)`);
+export interface RequestBody {
+  stream: Readable;
+  /** The stream is the request itself (its chunks are this body's alone). */
+  raw: boolean;
+  /** The decoded length an aws-chunked body declares (x-amz-decoded-content-length); undefined for other bodies (Content-Length is theirs). */
+  declaredSize?: number;
+  /** With `md5: true`: the hex MD5 of the decoded bytes, once the stream has ended (an object's S3 ETag). */
+  md5Hex?: () => string;
 }
 
-function verifiedBody(body: Readable, expectedHex: string): Readable {
-  const hash = createHash('sha256');
+/** An MD5 taken of the bytes as they pass, never compared: S3 tools expect it as the object's ETag. */
+function md5Tap(): { check: BodyCheck; hex: () => string } {
+  const md5 = createHash('md5');
+  let hex: string | undefined;
+  return {
+    check: { digest: { update: (data) => md5.update(data), digest: () => md5.copy().digest() }, expected: () => undefined, mismatch: s3Errors.internal },
+    hex: () => (hex ??= md5.digest('hex')),
+  };
+}
+
+/**
+ * The body as a stream, decoded and checked as its payload mode and headers
+ * say. `caller` (whose key checks chunk signatures) is needed only for a
+ * signed aws-chunked body. Throws S3's error for a malformed or unsupported claim.
+ */
+export function bodyStream(request: FastifyRequest, payloadHash: string, caller?: S3Caller, options: { md5?: boolean } = {}): RequestBody {
+  const tap = options.md5 ? md5Tap() : undefined;
+  const body = readBody(request, payloadHash, caller, tap ? [tap.check] : []);
+  return tap ? { ...body, md5Hex: tap.hex } : body;
+}
+
+function readBody(request: FastifyRequest, payloadHash: string, caller: S3Caller | undefined, taps: BodyCheck[]): RequestBody {
+  const headers = request.headers;
+  if (payloadHash.startsWith('STREAMING-')) return chunkedBody(request, payloadHash, caller, taps);
+  const checks = [...bodyChecks(headers), ...taps];
+  if (payloadHash === UNSIGNED_PAYLOAD) {
+    return checks.length === 0 ? { stream: request.raw, raw: true } : { stream: settled(checked(request.raw, checks)), raw: false };
+  }
+  if (/^[0-9a-f]{64}$/.test(payloadHash)) {
+    const sha256 = createHash('sha256');
+    const payload: BodyCheck = {
+      digest: { update: (data) => sha256.update(data), digest: () => sha256.digest() },
+      expected: () => Buffer.from(payloadHash, 'hex').toString('base64'),
+      mismatch: s3Errors.contentSha256Mismatch,
+    };
+    return { stream: settled(checked(request.raw, [payload, ...checks])), raw: false };
+  }
+  throw s3Errors.invalidArgument(`x-amz-content-sha256 must be the payload's hex SHA-256, ${UNSIGNED_PAYLOAD} or a STREAMING-* mode`);
+}
+
+function chunkedBody(request: FastifyRequest, payloadHash: string, caller: S3Caller | undefined, taps: BodyCheck[]): RequestBody {
+  const headers = request.headers;
+  const signed = payloadHash === STREAMING_SIGNED || payloadHash === STREAMING_SIGNED_TRAILER;
+  const trailing = payloadHash === STREAMING_SIGNED_TRAILER || payloadHash === STREAMING_UNSIGNED_TRAILER;
+  if (!signed && !trailing) throw s3Errors.notImplemented(`x-amz-content-sha256: ${payloadHash}`);
+  const decodedLength = single(headers['x-amz-decoded-content-length']);
+  if (decodedLength === undefined || !/^\d{1,15}$/.test(decodedLength)) throw chunkedErrors.missingDecodedLength();
+  const trailerNames = trailing ? announcedTrailers(headers) : [];
+  let signing: ChunkSigning | undefined;
+  if (signed) {
+    if (caller === undefined || caller.claimed.presigned) throw s3Errors.notImplemented(`${payloadHash} for this request`);
+    signing = { key: caller.chunkSigningKey(), amzDate: caller.claimed.amzDate, scope: caller.claimed.scope, seedSignature: caller.claimed.signature };
+  }
+  const decoder = new AwsChunkedDecoder({ signing, decodedLength: Number(decodedLength), trailerNames });
+  const trailerChecksum = trailerNames.map((name) => ({ name, algorithm: checksumAlgorithmOf(name) })).find((entry) => entry.algorithm !== undefined);
+  const checks = [
+    ...bodyChecks(headers, trailerChecksum && { algorithm: trailerChecksum.algorithm!, value: () => decoder.trailers.get(trailerChecksum.name) }),
+    ...taps,
+  ];
+  request.raw.on('error', (error) => decoder.destroy(error));
+  // A body refused midway (a bad chunk signature) is read on to its end and dropped, so the connection can carry the answer and the next request.
+  decoder.on('error', () => request.raw.unpipe(decoder).resume());
+  const decoded = request.raw.pipe(decoder);
+  return { stream: settled(checks.length === 0 ? decoded : checked(decoded, checks)), raw: false, declaredSize: Number(decodedLength) };
+}
+
+/**
+ * A checking stream fails as soon as its input does (a bad chunk signature),
+ * which may be while its reader is between listeners (uploads.ts reads a
+ * small body, then hands the rest to the blob store after a few awaits).
+ * The failure stays on the stream (destroyed, errored) for the reader to
+ * meet; this listener only keeps it from being an uncaught 'error' meanwhile.
+ */
+function settled(stream: Readable): Readable {
+  return stream.on('error', () => {});
+}
+
+/** x-amz-trailer: the trailing checksums a body ends with (S3 takes checksums only). */
+function announcedTrailers(headers: IncomingHttpHeaders): string[] {
+  const names = (single(headers['x-amz-trailer']) ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
+  for (const name of names) if (checksumAlgorithmOf(name) === undefined) throw s3Errors.invalidArgument(`Unsupported x-amz-trailer: ${name}`);
+  if (names.length > 1) throw s3Errors.invalidArgument('Expecting a single x-amz-checksum- trailer');
+  return names;
+}
+
+/** The bytes pass through untouched into every digest; at the end the first mismatch fails the stream. */
+function checked(body: Readable, checks: BodyCheck[]): Readable {
   const checker = new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk);
+      for (const check of checks) check.digest.update(chunk);
       done(null, chunk);
     },
     flush(done) {
-      done(hash.digest('hex') === expectedHex ? null : s3Errors.contentSha256Mismatch());
+      failedCheck(checks).then(
+        (error) => done(error),
+        (error: Error) => done(error),
+      );
     },
   });
   body.on('error', (error) => checker.destroy(error));
   return body.pipe(checker);
 }
 
-/** A bucket operation's small body, read whole (and checked against its signed hash); when there is one it must be XML. */
-export async function smallXmlBody(request: FastifyRequest, payloadHash: string): Promise<string> {
+const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+/** A bucket operation's small body, read whole (decoded and checked as bodyStream does); when there is one it must be XML. */
+export async function smallXmlBody(request: FastifyRequest, payloadHash: string, caller?: S3Caller): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of bodyStream(request, payloadHash).stream as AsyncIterable<Buffer>) {
+  for await (const chunk of bodyStream(request, payloadHash, caller).stream as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > SMALL_BODY_BYTES) throw s3Errors.invalidArgument('The request body is too large for this operation');
     chunks.push(chunk);

@@ -14,6 +14,8 @@ export interface XmlElement {
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: false, format: false });
 const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: true, processEntities: true });
+// Object keys may begin or end with spaces, so a body naming keys (DeleteObjects) keeps every value as sent.
+const untrimmedParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, processEntities: true });
 
 /** A whole document with one root element; `namespaced` adds S3's xmlns (error bodies have none). */
 export function xmlDocument(root: string, content: XmlElement | string, namespaced = true): string {
@@ -21,10 +23,10 @@ export function xmlDocument(root: string, content: XmlElement | string, namespac
   return `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build({ [root]: body })}`;
 }
 
-/** A small XML body (CreateBucketConfiguration and the like), or null when it is not XML. */
-export function parseXml(text: string): Record<string, unknown> | null {
+/** A small XML body (CreateBucketConfiguration and the like), or null when it is not XML; `trim: false` keeps values' spaces. */
+export function parseXml(text: string, options: { trim?: boolean } = {}): Record<string, unknown> | null {
   try {
-    const parsed: unknown = parser.parse(text, true);
+    const parsed: unknown = (options.trim === false ? untrimmedParser : parser).parse(text, true);
     return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : null;
   } catch {
     return null;

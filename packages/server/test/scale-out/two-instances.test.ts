@@ -10,7 +10,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BlobStore } from '../../src/blob/s3-store.js';
-import { migrateToLatest } from '../../src/db/database.js';
+import { migrateToLatest, type Db } from '../../src/db/database.js';
 import { migrationProvider } from '../../src/db/migrations.js';
 import { backendKind, createSchema, dropSchema, schemaUrl, scaledBackendEnv, type BackendEnv } from '../helpers/backends.js';
 import { json, signUp, type TestUser } from '../helpers/client.js';
@@ -308,7 +308,7 @@ describe('migrations under the advisory lock', () => {
       () => new Kysely<InformationSchema>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schemaUrl(schema), max: 2 }) }) }),
     );
     try {
-      const applied = await Promise.all(dbs.map((db) => migrateToLatest(db, 'postgres')));
+      const applied = await Promise.all(dbs.map((db) => migrateToLatest(db as unknown as Db, 'postgres')));
       // Exactly one pool applied each migration; the others found it done.
       const all = applied.flat();
       expect(all.length).toBeGreaterThan(0);

@@ -19,6 +19,8 @@ export interface CommitInput {
   contentHash: string;
   /** A small file's bytes, written with its row; absent when they are in the blob store. */
   inlineBytes?: Buffer;
+  /** Stored headers and user metadata (JSON); absent: none, which also clears a replaced version's. */
+  metadata?: string;
 }
 
 export interface ObjectWrites {

@@ -117,6 +117,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
           content_type: item.contentType,
           etag: item.contentHash,
           inline: item.inlineBytes ? 1 : 0,
+          metadata: item.metadata ?? null,
           created_at: now,
           updated_at: now,
         })),
@@ -128,6 +129,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
           content_type: eb.ref('excluded.content_type'),
           etag: eb.ref('excluded.etag'),
           inline: eb.ref('excluded.inline'),
+          metadata: eb.ref('excluded.metadata'),
           updated_at: eb.ref('excluded.updated_at'),
         })),
       )

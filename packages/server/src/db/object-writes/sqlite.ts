@@ -19,8 +19,9 @@ const STATEMENTS = {
   insertInline: 'insert into inline_blobs (storage_key, bytes) values (?, ?)',
   deleteInline: 'delete from inline_blobs where storage_key = ?',
   insertObject:
-    'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  updateObject: 'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, updated_at = ? where bucket_id = ? and filename = ?',
+    'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, metadata, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  updateObject:
+    'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, metadata = ?, updated_at = ? where bucket_id = ? and filename = ?',
   count: 'update buckets set object_count = object_count + ?, total_bytes = total_bytes + ? where id = ? and deleted_at is null',
 } as const;
 
@@ -40,12 +41,13 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
 
     const now = new Date().toISOString();
     const inline = input.inlineBytes ? 1 : 0;
+    const metadata = input.metadata ?? null;
     if (input.inlineBytes) sql.insertInline.run(input.storageKey, input.inlineBytes);
     if (old?.inline) sql.deleteInline.run(old.storage_key);
     if (old) {
-      sql.updateObject.run(input.storageKey, input.size, input.contentType, input.contentHash, inline, now, input.bucketId, input.filename);
+      sql.updateObject.run(input.storageKey, input.size, input.contentType, input.contentHash, inline, metadata, now, input.bucketId, input.filename);
     } else {
-      sql.insertObject.run(input.bucketId, input.filename, input.storageKey, input.size, input.contentType, input.contentHash, inline, now, now);
+      sql.insertObject.run(input.bucketId, input.filename, input.storageKey, input.size, input.contentType, input.contentHash, inline, metadata, now, now);
     }
     if (sql.count.run(old ? 0 : 1, delta, input.bucketId).changes === 0) throw new WriteRefused('no-bucket');
     return old ? { storage_key: old.storage_key, inline: old.inline } : null;

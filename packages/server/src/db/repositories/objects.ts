@@ -62,6 +62,7 @@ export async function findBucketAndObject(
       'objects.created_at',
       'objects.updated_at',
       'objects.inline',
+      'objects.metadata',
     ])
     .$if('id' in bucketRef, (q) => q.where('buckets.id', '=', (bucketRef as { id: number }).id))
     .$if('storageName' in bucketRef, (q) => q.where('buckets.storage_name', '=', (bucketRef as { storageName: string }).storageName))
@@ -82,6 +83,7 @@ export async function findBucketAndObject(
       created_at: row.created_at as string,
       updated_at: row.updated_at as string,
       inline: row.inline as number,
+      metadata: row.metadata,
     },
   };
 }

@@ -1,0 +1,137 @@
+/**
+ * Integrity of a request body: Content-MD5 and S3's flexible checksums
+ * (x-amz-checksum-crc32, -crc32c, -crc64nvme, -sha1, -sha256), sent as a
+ * header or as a trailer of an aws-chunked body. Digests are computed while
+ * the bytes stream; the CRCs are the AWS SDK's own (@aws-sdk/checksums), the
+ * rest node:crypto.
+ *
+ * Errors are S3's: a Content-MD5 that does not match is `400 BadDigest`, one
+ * that is not a base64 MD5 `400 InvalidDigest`; a flexible checksum that does
+ * not match is `400 BadDigest` ("The CRC32 you specified did not match the
+ * calculated checksum."), one that is not a well-formed value
+ * `400 InvalidRequest` ("Value for x-amz-checksum-crc32 header is invalid.").
+ */
+import { Crc32, Crc32c, Crc64Nvme } from '@aws-sdk/checksums/crc';
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { S3Error } from './errors.js';
+
+interface Digest {
+  update(data: Uint8Array): void;
+  digest(): Promise<Uint8Array> | Uint8Array;
+}
+
+const nodeHash = (algorithm: string): Digest => {
+  const hash = createHash(algorithm);
+  return { update: (data) => hash.update(data), digest: () => hash.digest() };
+};
+
+interface Algorithm {
+  /** As S3 names it in its messages. */
+  label: string;
+  /** The digest's length in bytes (a base64 value of another length is not this checksum). */
+  bytes: number;
+  create: () => Digest;
+}
+
+export const CHECKSUM_ALGORITHMS: Record<string, Algorithm> = {
+  crc32: { label: 'CRC32', bytes: 4, create: () => new Crc32() },
+  crc32c: { label: 'CRC32C', bytes: 4, create: () => new Crc32c() },
+  crc64nvme: { label: 'CRC64NVME', bytes: 8, create: () => new Crc64Nvme() },
+  sha1: { label: 'SHA1', bytes: 20, create: () => nodeHash('sha1') },
+  sha256: { label: 'SHA256', bytes: 32, create: () => nodeHash('sha256') },
+};
+
+const CHECKSUM_PREFIX = 'x-amz-checksum-';
+
+/** The algorithm an `x-amz-checksum-<name>` header or trailer names, or undefined for another name. */
+export function checksumAlgorithmOf(headerName: string): string | undefined {
+  const name = headerName.toLowerCase();
+  if (!name.startsWith(CHECKSUM_PREFIX)) return undefined;
+  const algorithm = name.slice(CHECKSUM_PREFIX.length);
+  return Object.hasOwn(CHECKSUM_ALGORITHMS, algorithm) ? algorithm : undefined;
+}
+
+export const checksumErrors = {
+  badDigestMd5: () => new S3Error('BadDigest', 400, 'The Content-MD5 you specified did not match what we received.'),
+  invalidDigestMd5: () => new S3Error('InvalidDigest', 400, 'The Content-MD5 you specified was invalid.'),
+  mismatch: (algorithm: string) =>
+    new S3Error('BadDigest', 400, `The ${CHECKSUM_ALGORITHMS[algorithm]?.label ?? algorithm} you specified did not match the calculated checksum.`),
+  invalidValue: (algorithm: string) => new S3Error('InvalidRequest', 400, `Value for ${CHECKSUM_PREFIX}${algorithm} header is invalid.`),
+  several: () => new S3Error('InvalidRequest', 400, 'Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.'),
+};
+
+/** One digest to check at the end of the body: its expected base64 value may only be known then (a trailer). */
+export interface BodyCheck {
+  digest: Digest;
+  /** The expected digest, base64; undefined when none came (nothing to check). */
+  expected: () => string | undefined;
+  mismatch: () => S3Error;
+}
+
+function isBase64Of(value: string, bytes: number): boolean {
+  return /^[A-Za-z0-9+/]*={0,2}$/.test(value) && value.length % 4 === 0 && Buffer.from(value, 'base64').length === bytes;
+}
+
+/** The flexible checksum a request carries in a header (at most one), checked for form. */
+function headerChecksum(headers: IncomingHttpHeaders): { algorithm: string; value: string } | undefined {
+  const found = Object.keys(headers).flatMap((name) => {
+    const algorithm = checksumAlgorithmOf(name);
+    return algorithm === undefined ? [] : [algorithm];
+  });
+  if (found.length > 1) throw checksumErrors.several();
+  const algorithm = found[0];
+  if (algorithm === undefined) return undefined;
+  const raw = headers[`${CHECKSUM_PREFIX}${algorithm}`];
+  const value = (Array.isArray(raw) ? raw.join(',') : (raw ?? '')).trim();
+  if (!isBase64Of(value, CHECKSUM_ALGORITHMS[algorithm]!.bytes)) throw checksumErrors.invalidValue(algorithm);
+  return { algorithm, value };
+}
+
+/**
+ * The digests a body must match: Content-MD5 when sent, and the flexible
+ * checksum of a header, or of the trailer named in x-amz-trailer (`trailer`
+ * then gives its value once the body has ended). Throws S3's error for a
+ * malformed header.
+ */
+export function bodyChecks(headers: IncomingHttpHeaders, trailer?: { algorithm: string; value: () => string | undefined }): BodyCheck[] {
+  const checks: BodyCheck[] = [];
+  const md5 = headers['content-md5'];
+  if (md5 !== undefined) {
+    const value = (Array.isArray(md5) ? md5.join(',') : md5).trim();
+    if (!isBase64Of(value, 16)) throw checksumErrors.invalidDigestMd5();
+    checks.push({ digest: nodeHash('md5'), expected: () => value, mismatch: checksumErrors.badDigestMd5 });
+  }
+  const header = headerChecksum(headers);
+  if (header !== undefined && trailer !== undefined && header.algorithm !== trailer.algorithm) throw checksumErrors.several();
+  if (header !== undefined) {
+    checks.push({
+      digest: CHECKSUM_ALGORITHMS[header.algorithm]!.create(),
+      expected: () => header.value,
+      mismatch: () => checksumErrors.mismatch(header.algorithm),
+    });
+  } else if (trailer !== undefined) {
+    const { algorithm } = trailer;
+    checks.push({
+      digest: CHECKSUM_ALGORITHMS[algorithm]!.create(),
+      expected: () => {
+        const value = trailer.value();
+        if (value !== undefined && !isBase64Of(value, CHECKSUM_ALGORITHMS[algorithm]!.bytes)) throw checksumErrors.invalidValue(algorithm);
+        return value;
+      },
+      mismatch: () => checksumErrors.mismatch(algorithm),
+    });
+  }
+  return checks;
+}
+
+/** The first failed check's error, or null when every digest matches (or had nothing to match). */
+export async function failedCheck(checks: BodyCheck[]): Promise<S3Error | null> {
+  for (const check of checks) {
+    const expected = check.expected();
+    if (expected === undefined) continue;
+    const actual = Buffer.from(await check.digest.digest()).toString('base64');
+    if (actual !== expected) return check.mismatch();
+  }
+  return null;
+}

@@ -1,0 +1,63 @@
+/**
+ * DeleteObjects (POST /bucket?delete): up to 1000 keys, each deleted through
+ * the domain's deleteObject as DeleteObject does, each answered on its own
+ * (Deleted, or Error with S3's code). A key that is not there counts as
+ * deleted, as S3 does. The body is read as XML whatever its Content-Type
+ * (botocore sends none).
+ */
+import { AppError } from '../domain/errors.js';
+import { deleteObject } from '../domain/objects.js';
+import { fromAppError, s3Errors } from './errors.js';
+import { ownBucket, sendXml, type Handler } from './handler-support.js';
+import { smallXmlBody } from './payload.js';
+import { parseXml, type XmlElement } from './xml.js';
+
+const MAX_KEYS = 1000;
+
+const field = (value: unknown, name: string): unknown => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined);
+
+/** The keys (and any version ids) asked for, and whether the answer is to be quiet. */
+function parseDelete(body: string): { quiet: boolean; objects: { key: string; versionId: string | undefined }[] } {
+  const root = field(parseXml(body, { trim: false }), 'Delete');
+  if (root === undefined) throw s3Errors.malformedXml();
+  const listed = field(root, 'Object');
+  const items = listed === undefined ? [] : Array.isArray(listed) ? (listed as unknown[]) : [listed];
+  if (items.length === 0 || items.length > MAX_KEYS) throw s3Errors.malformedXml();
+  const objects = items.map((item) => {
+    const key = field(item, 'Key');
+    if (typeof key !== 'string' || key === '') throw s3Errors.malformedXml();
+    const versionId = field(item, 'VersionId');
+    if (versionId !== undefined && typeof versionId !== 'string') throw s3Errors.malformedXml();
+    return { key, versionId };
+  });
+  const quiet = field(root, 'Quiet');
+  return { quiet: typeof quiet === 'string' && quiet.trim().toLowerCase() === 'true', objects };
+}
+
+export const DeleteObjects: Handler = async (ctx, request, reply, target) => {
+  const bucket = await ownBucket(ctx, target);
+  // smallXmlBody checks Content-MD5 (which S3 requires here) or the flexible checksum SDKs send instead, when present.
+  const body = await smallXmlBody(request, target.caller.claimed.payloadHash, target.caller);
+  const { quiet, objects } = parseDelete(body);
+  const deleted: XmlElement[] = [];
+  const failed: XmlElement[] = [];
+  for (const { key, versionId } of objects) {
+    // Unversioned buckets hold one version of each key, whose id is "null".
+    if (versionId !== undefined && versionId !== 'null') {
+      failed.push({ Key: key, VersionId: versionId, Code: 'NoSuchVersion', Message: 'The specified version does not exist.' });
+      continue;
+    }
+    try {
+      await deleteObject(ctx.storage, bucket, key);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      if (error.code !== 'FileNotFound') {
+        const s3Error = fromAppError(error);
+        failed.push({ Key: key, Code: s3Error.code, Message: s3Error.message });
+        continue;
+      }
+    }
+    if (!quiet) deleted.push(versionId === undefined ? { Key: key } : { Key: key, VersionId: 'null' });
+  }
+  return sendXml(reply, 'DeleteResult', { Deleted: deleted, Error: failed });
+};

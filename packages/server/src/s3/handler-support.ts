@@ -1,0 +1,33 @@
+/**
+ * What every S3 handler shares: the request it was routed as, how an answer
+ * in XML is sent, and the caller's own bucket by name. Kept apart from the
+ * handler tables so the per-resource files can use it without importing each
+ * other.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { BucketRow } from '../db/schema.js';
+import { getOwnBucketByName } from '../domain/buckets.js';
+import type { AppContext } from '../http/context.js';
+import type { S3Caller } from './auth.js';
+import type { S3Operation } from './operations.js';
+import type { QueryPairs } from './query.js';
+import { xmlDocument, type XmlElement } from './xml.js';
+
+export interface S3Target {
+  operation: S3Operation;
+  bucket: string;
+  key: string;
+  query: QueryPairs;
+  caller: S3Caller;
+}
+
+export type Handler = (ctx: AppContext, request: FastifyRequest, reply: FastifyReply, target: S3Target) => Promise<FastifyReply>;
+
+export const sendXml = (reply: FastifyReply, root: string, content: XmlElement | string): FastifyReply =>
+  reply.code(200).header('content-type', 'application/xml').send(xmlDocument(root, content));
+
+export const ownBucket = (ctx: AppContext, target: S3Target): Promise<BucketRow> =>
+  getOwnBucketByName(ctx.db, target.caller.owner.user.id, target.bucket, target.caller.owner.limits);
+
+/** S3's Owner element: buckets here belong to the caller, named by user id and email as ListBuckets does. */
+export const ownerXml = (caller: S3Caller): XmlElement => ({ ID: String(caller.owner.user.id), DisplayName: caller.owner.user.email });

@@ -1,0 +1,48 @@
+/**
+ * What S3 keeps with an object beside its type: Content-Disposition,
+ * Content-Encoding, Cache-Control, Expires and x-amz-meta-* user metadata,
+ * read from a PutObject's headers and sent back on GET and HEAD. S3 allows
+ * 2 KiB of it; Pail counts every stored name and value in that.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ObjectRow } from '../db/schema.js';
+import { S3Error } from './errors.js';
+
+const STORED_HEADERS = ['content-disposition', 'content-encoding', 'cache-control', 'expires'];
+const MAX_METADATA_BYTES = 2048;
+
+/** The headers to keep, or undefined for none; 400 MetadataTooLarge past 2 KiB. */
+export function metadataOf(headers: IncomingHttpHeaders): Record<string, string> | undefined {
+  const kept: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(headers)) {
+    if (raw === undefined || !(STORED_HEADERS.includes(name) || name.startsWith('x-amz-meta-'))) continue;
+    let value = Array.isArray(raw) ? raw.join(',') : raw;
+    // aws-chunked is how the body was framed on the wire, not how the stored bytes are encoded.
+    if (name === 'content-encoding')
+      value = value
+        .split(',')
+        .map((token) => token.trim())
+        .filter((token) => token !== '' && token.toLowerCase() !== 'aws-chunked')
+        .join(',');
+    if (value !== '') kept[name] = value;
+  }
+  const size = Object.entries(kept).reduce((total, [name, value]) => total + Buffer.byteLength(name) + Buffer.byteLength(value), 0);
+  if (size > MAX_METADATA_BYTES) {
+    throw new S3Error('MetadataTooLarge', 400, `Your metadata headers exceed the maximum allowed metadata size (${MAX_METADATA_BYTES} bytes).`);
+  }
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
+/** Rows are shared (cached) objects: their parsed headers are kept beside them. */
+const parsed = new WeakMap<ObjectRow, Record<string, string>>();
+
+/** The stored headers to send with the object (none for files uploaded through the Pail API). */
+export function metadataHeaders(object: ObjectRow): Record<string, string> {
+  if (object.metadata === null) return {};
+  let headers = parsed.get(object);
+  if (headers === undefined) {
+    headers = JSON.parse(object.metadata) as Record<string, string>;
+    parsed.set(object, headers);
+  }
+  return headers;
+}

@@ -1,0 +1,51 @@
+/**
+ * GetObject and HeadObject, signed or anonymous: the same findReadable and
+ * sendObject as the Pail API's downloads, plus the object's stored headers
+ * (metadata.ts), S3's 412 preconditions and, on signed requests only (as
+ * S3), the response-* header overrides.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { findReadable } from '../domain/objects.js';
+import type { AppContext } from '../http/context.js';
+import { sendObject } from '../http/downloads.js';
+import { checkPreconditions } from './conditions.js';
+import { S3Error, s3Errors } from './errors.js';
+import { ownBucket, type S3Target } from './handler-support.js';
+import { metadataHeaders } from './metadata.js';
+import { RESPONSE_OVERRIDES, operationOf } from './operations.js';
+import type { QueryPairs } from './query.js';
+
+export async function readObject(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, target: S3Target): Promise<FastifyReply> {
+  const bucket = await ownBucket(ctx, target);
+  const found = await findReadable(ctx.storage, { id: bucket.id }, target.key, target.caller.owner.user.id, target.caller.owner.limits);
+  checkPreconditions(request.headers, found.object);
+  // The stored headers, then what the request asks to override (response-content-type sets content-type, and so on).
+  const headers: Record<string, string> = { ...metadataHeaders(found.object) };
+  for (const [name, value] of target.query) {
+    if ((RESPONSE_OVERRIDES as readonly string[]).includes(name)) headers[name.slice('response-'.length)] = value;
+  }
+  return sendObject(ctx.storage, request, reply, found, headers);
+}
+
+/** A request with no signature at all: a public bucket's object, named by its storage_bucket_name (unique across owners). */
+export const isUnsigned = (headers: FastifyRequest['headers'], query: QueryPairs): boolean =>
+  headers.authorization === undefined && !query.some(([name]) => ['X-Amz-Signature', 'X-Amz-Algorithm', 'Signature', 'AWSAccessKeyId'].includes(name));
+
+export async function readAnonymously(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  address: { bucket: string; key: string; query: QueryPairs },
+): Promise<FastifyReply> {
+  // Anonymous requests spend the per-IP budget, as public downloads of the Pail API do.
+  await ctx.rateLimits.consumeIp(request.ip);
+  if ((request.method !== 'GET' && request.method !== 'HEAD') || address.key === '') throw s3Errors.missingAuth();
+  const operation = operationOf(request.method, address.bucket, address.key, address.query, request.headers);
+  if (operation !== 'GetObject' && operation !== 'HeadObject') throw s3Errors.missingAuth();
+  if (address.query.some(([name]) => name.startsWith('response-'))) {
+    throw new S3Error('InvalidRequest', 400, 'Request specific response headers cannot be used for anonymous GET requests.');
+  }
+  const found = await findReadable(ctx.storage, { storageName: address.bucket }, address.key, null);
+  checkPreconditions(request.headers, found.object);
+  return sendObject(ctx.storage, request, reply, found, metadataHeaders(found.object));
+}
