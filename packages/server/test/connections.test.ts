@@ -15,16 +15,16 @@ let user: TestUser;
 let port: number;
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { IDLE_TIMEOUT_SECONDS: '1', HEADERS_TIMEOUT_SECONDS: '1', MAX_CONNECTIONS_PER_IP: '50' } });
+  server = await startTestServer({ s3: true, env: { IDLE_TIMEOUT_SECONDS: '1', HEADERS_TIMEOUT_SECONDS: '1', MAX_CONNECTIONS_PER_IP: '50' } });
   port = Number(new URL(server.url).port);
   user = await signUp(server.url);
 });
 afterAll(() => server.close());
 
 /** A socket from `localAddress` that sends the start of a request and then nothing. */
-function stalled(localAddress: string, head = 'GET /healthz HTTP/1.1\r\nHost: pail\r\n'): Promise<{ socket: Socket; closed: Promise<number> }> {
+function stalled(localAddress: string, head = 'GET /healthz HTTP/1.1\r\nHost: pail\r\n', toPort = port): Promise<{ socket: Socket; closed: Promise<number> }> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, localAddress }, () => {
+    const socket = connect({ host: '127.0.0.1', port: toPort, localAddress }, () => {
       socket.write(head);
       resolve({ socket, closed });
     });
@@ -98,5 +98,18 @@ describe('slow clients', () => {
     });
     expect(result.status).toBe(201);
     expect(JSON.parse(result.body).data).toEqual({ filename: 'trickle.bin', size: 12 * 2048, updated: false });
+  });
+
+  it('the S3 listener has the same guard: stalled sockets past the cap closed at once, the rest after the idle timeout', async () => {
+    const s3Port = Number(new URL(server.s3Url!).port);
+    const started = Date.now();
+    const sockets = await Promise.all(Array.from({ length: 120 }, () => stalled('127.0.0.10', 'GET /some-bucket HTTP/1.1\r\nHost: pail\r\n', s3Port)));
+    const response = await fetch(`${server.s3Url}/`);
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain('<Code>AccessDenied</Code>');
+    const closedAt = await Promise.all(sockets.map((s) => s.closed));
+    // The 70 past the cap went at once, well before the 1 s header timeout could close them.
+    expect(closedAt.filter((at) => at - started < 700).length).toBeGreaterThanOrEqual(70);
+    expect(Math.max(...closedAt) - started).toBeLessThan(5000);
   });
 });

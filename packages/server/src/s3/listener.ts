@@ -11,6 +11,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { isStoreUnreachable } from '../db/unavailable.js';
+import { connectionLimits } from '../http/plugins/connections.js';
 import { AppError } from '../domain/errors.js';
 import { requirePermission } from '../domain/key-limits.js';
 import type { AppContext } from '../http/context.js';
@@ -72,6 +73,8 @@ export async function buildS3Listener(ctx: AppContext, config: Config, options: 
     frameworkErrors: (error, request, reply) => void sendError(request, reply, error),
   });
   // Bodies stay unread: an upload streams to the domain, a bucket operation reads its own small body.
+  // The same guard against slow and greedy clients as the Pail API's listener (idle sweep, per-address cap, counted per listener).
+  await app.register(connectionLimits, ctx);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, error));
