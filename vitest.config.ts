@@ -21,6 +21,7 @@ const NOT_BACKEND_SPECIFIC = [
   'packages/server/test/file-modes.test.ts',
   'packages/server/test/disk-full.test.ts',
   'packages/server/test/process.test.ts',
+  'packages/server/test/s3-crash.test.ts',
   'packages/server/test/sqlite-writes.test.ts',
 ];
 /** Only meaningful on shared backends. */
@@ -28,6 +29,7 @@ const SCALED_ONLY = [
   'packages/server/test/scale-out/two-instances.test.ts',
   'packages/server/test/scale-out/redis-down.test.ts',
   'packages/server/test/scale-out/stores-down.test.ts',
+  'packages/server/test/scale-out/s3-two-instances.test.ts',
 ];
 
 const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes)$/i.test(value);

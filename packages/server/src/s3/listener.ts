@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { isStoreUnreachable } from '../db/unavailable.js';
 import { connectionLimits } from '../http/plugins/connections.js';
+import { requestHooks } from '../http/plugins/request-hooks.js';
 import { AppError } from '../domain/errors.js';
 import { requirePermission } from '../domain/key-limits.js';
 import type { AppContext } from '../http/context.js';
@@ -75,6 +76,8 @@ export async function buildS3Listener(ctx: AppContext, config: Config, options: 
   // Bodies stay unread: an upload streams to the domain, a bucket operation reads its own small body.
   // The same guard against slow and greedy clients as the Pail API's listener (idle sweep, per-address cap, counted per listener).
   await app.register(connectionLimits, ctx);
+  // As on the Pail API: caches learn other instances' changes before any is read, and a change is answered once durable.
+  await app.register(requestHooks, ctx);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, error));
