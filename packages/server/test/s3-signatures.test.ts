@@ -154,6 +154,28 @@ describe('canonical requests as AWS builds them', () => {
   });
 });
 
+describe('listings with a delimiter other than /', () => {
+  it('fold keys into CommonPrefixes by that delimiter, and page past each one, one entry at a time', async () => {
+    const dashed = `sig-dash-${Date.now().toString(36)}`;
+    await s3.send(new CreateBucketCommand({ Bucket: dashed }));
+    for (const key of ['2026-01-a.txt', '2026-01-b.txt', '2026-02-a.txt', '2026-03.txt', 'z.txt']) {
+      await s3.send(new PutObjectCommand({ Bucket: dashed, Key: key, Body: key }));
+    }
+    const whole = await s3.send(new ListObjectsV2Command({ Bucket: dashed, Prefix: '2026-', Delimiter: '-' }));
+    expect(whole.CommonPrefixes?.map((p) => p.Prefix)).toEqual(['2026-01-', '2026-02-']);
+    expect(whole.Contents?.map((o) => o.Key)).toEqual(['2026-03.txt']);
+
+    const seen: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await s3.send(new ListObjectsV2Command({ Bucket: dashed, Delimiter: '-', MaxKeys: 1, ContinuationToken: token }));
+      seen.push(...(page.CommonPrefixes ?? []).map((p) => `prefix ${p.Prefix}`), ...(page.Contents ?? []).map((o) => `key ${o.Key}`));
+      token = page.NextContinuationToken;
+    } while (token !== undefined);
+    expect(seen).toEqual(['prefix 2026-', 'key z.txt']);
+  });
+});
+
 describe("Pail's rules through S3", () => {
   it('an object over the single-file cap is 400 EntityTooLarge and nothing is stored', async () => {
     expect(await s3Error(s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'big.bin', Body: Buffer.alloc(MAX_FILE_BYTES + 1) })))).toEqual({

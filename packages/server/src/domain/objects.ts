@@ -60,11 +60,19 @@ export interface ListPage {
  * S3's common prefixes do; the cursor then continues after the whole folder.
  */
 export async function listObjects(ports: Pick<StoragePorts, 'db' | 'storageHost'>, bucket: BucketRow, query: ListQuery): Promise<ListPage> {
+  // The Pail API's folders are made by `/` alone (decisions.md); S3 listings take any delimiter.
+  if (query.delimiter !== undefined && query.delimiter !== '' && query.delimiter !== '/') {
+    throw errors.validation('delimiter must be "/" (the only delimiter supported)');
+  }
   const page = await listObjectRowsPage(ports, bucket, query);
   return { objects: page.rows.map((row) => objectView(ports.storageHost, bucket, row)), folders: page.folders, nextCursor: page.nextCursor };
 }
 
-/** The same page with the rows themselves, for views that need more than objectView shows (S3's ETag and LastModified). */
+/**
+ * The same page with the rows themselves, for views that need more than
+ * objectView shows (S3's ETag and LastModified). Any non-empty delimiter
+ * folds, as S3's does; `/` makes Pail's folders.
+ */
 export async function listObjectRowsPage(
   ports: Pick<StoragePorts, 'db'>,
   bucket: BucketRow,
@@ -72,10 +80,10 @@ export async function listObjectRowsPage(
 ): Promise<{ rows: ObjectRow[]; folders: string[]; nextCursor: string | null }> {
   const limit = parseLimit(query.limit);
   const prefix = query.prefix ?? '';
-  const folded = parseDelimiter(query.delimiter);
+  const delimiter = query.delimiter || undefined;
   const cursor = query.cursor === undefined || query.cursor === '' ? query.after || undefined : decodeCursor(query.cursor);
   // A folder's cursor continues after every name in it.
-  let start = cursor !== undefined && folded && cursor.endsWith('/') ? { from: pastFolder(cursor) } : { after: cursor };
+  let start = cursor !== undefined && delimiter !== undefined && cursor.endsWith(delimiter) ? { from: pastPrefix(cursor) } : { after: cursor };
   const entries: ({ row: ObjectRow } | { folder: string })[] = [];
   let skipping: string | undefined;
   while (entries.length <= limit) {
@@ -84,19 +92,19 @@ export async function listObjectRowsPage(
       if (skipping !== undefined && row.filename.startsWith(skipping)) continue;
       skipping = undefined;
       const rest = row.filename.slice(prefix.length);
-      const slash = folded ? rest.indexOf('/') : -1;
-      if (slash === -1) {
+      const at = delimiter === undefined ? -1 : rest.indexOf(delimiter);
+      if (at === -1) {
         // The marker of the very folder being listed is that folder, not a file in it.
-        if (!(folded && rest === '' && prefix.endsWith('/'))) entries.push({ row });
+        if (!(delimiter !== undefined && rest === '' && prefix.endsWith(delimiter))) entries.push({ row });
       } else {
-        skipping = prefix + rest.slice(0, slash + 1);
+        skipping = prefix + rest.slice(0, at + delimiter!.length);
         entries.push({ folder: skipping });
       }
       if (entries.length > limit) break;
     }
     const last = rows[rows.length - 1];
     if (rows.length <= limit || last === undefined) break;
-    start = skipping !== undefined ? { from: pastFolder(skipping) } : { after: last.filename };
+    start = skipping !== undefined ? { from: pastPrefix(skipping) } : { after: last.filename };
   }
   const page = entries.slice(0, limit);
   const lastEntry = page[page.length - 1];
@@ -107,13 +115,15 @@ export async function listObjectRowsPage(
   };
 }
 
-/** The first name after every name in a folder (`a/b/` → `a/b0`): `0` is the byte after `/`. */
-const pastFolder = (folder: string): string => `${folder.slice(0, -1)}0`;
-
-function parseDelimiter(raw: string | undefined): boolean {
-  if (raw === undefined || raw === '') return false;
-  if (raw !== '/') throw errors.validation('delimiter must be "/" (the only delimiter supported)');
-  return true;
+/**
+ * The first name after every name that starts with `prefix` (`a/b/` → `a/b0`):
+ * its last character moved one on. Names sort by their UTF-8 bytes, which
+ * keep code point order, so this holds for any last character.
+ */
+function pastPrefix(prefix: string): string {
+  const last = prefix.codePointAt(prefix.length - 1)!;
+  const lastLength = last > 0xffff ? 2 : 1;
+  return prefix.slice(0, -lastLength) + String.fromCodePoint(last + 1);
 }
 
 function parseLimit(raw: string | undefined): number {
