@@ -207,8 +207,9 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
     expect(await allowed.json()).toMatchObject({ data: [] });
 
     const listed = await ok(dataDir, ['keys', 'list', 'alice@example.com']);
-    expect(listed).toMatch(/^ID\s+NAME\s+PREFIX\s+BUCKETS\s+PERMISSIONS\s+CREATED\s+LAST USED\s+EXPIRES\n/);
-    expect(listed).toMatch(new RegExp(`\\n${id}\\s+ci\\s+${key.slice(0, 13)}\\s+all\\s+all\\s+.*UTC\\s+never\\n`));
+    expect(listed).toMatch(/^ID\s+NAME\s+PREFIX\s+S3 ACCESS KEY ID\s+BUCKETS\s+PERMISSIONS\s+CREATED\s+LAST USED\s+EXPIRES\n/);
+    const accessKeyId = /access key id ([A-Z2-7]{20})/.exec(out)?.[1] ?? 'missing';
+    expect(listed).toMatch(new RegExp(`\\n${id}\\s+ci\\s+${key.slice(0, 13)}\\s+${accessKeyId}\\s+all\\s+all\\s+.*UTC\\s+never\\n`));
     expect(listed).toContain(key.slice(0, 13));
     expect(listed).not.toContain(key);
     const json = JSON.parse(await ok(dataDir, ['keys', 'list', 'alice@example.com', '--json'])) as Array<{ id: number; name: string }>;
@@ -274,9 +275,9 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
     const out = await ok(dataDir, [...args.map((arg) => (arg === 'reader' ? 'writer' : arg === 'read' ? 'read,write' : arg))]);
     expect(out).toContain(`Buckets: ${a},${c}; permissions: read,write; expires: never.\n`);
     const table = await ok(dataDir, ['keys', 'list', 'limits@example.com']);
-    expect(table).toMatch(new RegExp(`\\n${created.id}\\s+reader\\s+\\S+\\s+${a},${c}\\s+read\\s+.*UTC\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\n`));
-    expect(table).toMatch(/\s+writer\s+\S+\s+\d+,\d+\s+read,write\s+.*\s+never\n/);
-    expect(table).toMatch(/\s+API key\s+\S+\s+all\s+all\s+.*\s+never\n/);
+    expect(table).toMatch(new RegExp(`\\n${created.id}\\s+reader\\s+\\S+\\s+[A-Z2-7]{20}\\s+${a},${c}\\s+read\\s+.*UTC\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\n`));
+    expect(table).toMatch(/\s+writer\s+\S+\s+[A-Z2-7]{20}\s+\d+,\d+\s+read,write\s+.*\s+never\n/);
+    expect(table).toMatch(/\s+API key\s+\S+\s+[A-Z2-7]{20}\s+all\s+all\s+.*\s+never\n/);
   });
 
   it('a key made with --expires-in stops working when it expires', async () => {

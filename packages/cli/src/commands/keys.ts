@@ -87,13 +87,14 @@ export function registerKeyCommands(program: Command): void {
       if (options.json) return printJson(list);
       if (list.length === 0) return print(`${user.email} has no API keys. Create one with: pail keys create ${user.email}`);
       printTable(
-        ['ID', 'NAME', 'PREFIX', 'BUCKETS', 'PERMISSIONS', 'CREATED', 'LAST USED', 'EXPIRES'],
+        ['ID', 'NAME', 'PREFIX', 'S3 ACCESS KEY ID', 'BUCKETS', 'PERMISSIONS', 'CREATED', 'LAST USED', 'EXPIRES'],
         list.map((key) => {
           const limits = describeLimits(key);
           return [
             String(key.id),
             key.name,
             key.prefix,
+            key.access_key_id ?? '-',
             limits.buckets,
             limits.permissions,
             formatTime(key.created_at),

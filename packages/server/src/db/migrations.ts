@@ -198,6 +198,72 @@ function objectMetadata(): Migration {
   };
 }
 
+/**
+ * Full-object checksums (issue 24): the flexible checksum an S3 upload sent
+ * and had verified (x-amz-checksum-crc32 and kin), as JSON, to be returned
+ * on GET and HEAD with x-amz-checksum-mode: ENABLED; null when none was sent.
+ */
+function objectChecksums(): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('objects').addColumn('checksums', 'text').execute();
+    },
+  };
+}
+
+/**
+ * S3 multipart uploads (issue 24): an upload begun and not yet completed or
+ * aborted, and the parts it keeps (each in the blob store under its own key,
+ * counted against the owner's cap while kept: upload-reservations.ts).
+ */
+function multipartUploads(dialect: Dialect): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('multipart_uploads')
+        .addColumn('id', 'text', (col) => col.primaryKey())
+        .addColumn('owner_id', c.idType, (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('bucket_id', c.idType, (col) => col.notNull().references('buckets.id'))
+        .addColumn('filename', c.binaryText, (col) => col.notNull())
+        .addColumn('content_type', 'text', (col) => col.notNull())
+        .addColumn('metadata', 'text')
+        .addColumn('created_at', 'text', (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('multipart_uploads_bucket').on('multipart_uploads').columns(['bucket_id', 'filename', 'id']).execute();
+      await db.schema.createIndex('multipart_uploads_owner').on('multipart_uploads').column('owner_id').execute();
+      await db.schema
+        .createTable('multipart_parts')
+        .addColumn('upload_id', 'text', (col) => col.notNull().references('multipart_uploads.id').onDelete('cascade'))
+        .addColumn('part_number', 'integer', (col) => col.notNull())
+        .addColumn('storage_key', 'text', (col) => col.notNull().unique())
+        .addColumn('size', 'bigint', (col) => col.notNull())
+        .addColumn('md5', 'text', (col) => col.notNull())
+        .addColumn('created_at', 'text', (col) => col.notNull())
+        .addPrimaryKeyConstraint('multipart_parts_pk', ['upload_id', 'part_number'])
+        .execute();
+    },
+  };
+}
+
+/**
+ * Bucket CORS (issue 24): a bucket's CORS rules as S3's PutBucketCors set
+ * them, one JSON list per bucket, in a table of its own so that bucket rows
+ * (read on every request) stay as they are; no row: no CORS configuration.
+ */
+function bucketCors(dialect: Dialect): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('bucket_cors')
+        .addColumn('bucket_id', c.idType, (col) => col.primaryKey().references('buckets.id'))
+        .addColumn('rules', 'text', (col) => col.notNull())
+        .execute();
+    },
+  };
+}
+
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     async getMigrations() {
@@ -209,6 +275,9 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0005_key_limits': keyLimits(),
         '0006_s3_credentials': s3Credentials(),
         '0007_object_metadata': objectMetadata(),
+        '0008_multipart_uploads': multipartUploads(dialect),
+        '0009_object_checksums': objectChecksums(),
+        '0010_bucket_cors': bucketCors(dialect),
       };
     },
   };

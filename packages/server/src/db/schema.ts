@@ -68,6 +68,8 @@ export interface ObjectsTable {
   inline: Generated<number>;
   /** Headers and user metadata stored by an S3 upload (JSON, header name to value); null for none. */
   metadata: string | null;
+  /** Verified full-object checksums an S3 upload sent (JSON, algorithm to base64, e.g. {"crc32":"…"}); null for none. */
+  checksums: string | null;
 }
 
 /** Small files' bytes, kept beside their rows and written in the same transaction (object-writes/). */
@@ -90,6 +92,34 @@ export interface UploadReservationsTable {
   expires_at: string;
 }
 
+/** An S3 multipart upload begun and not yet completed or aborted (migrations.ts 0008). */
+export interface MultipartUploadsTable {
+  id: string;
+  owner_id: number;
+  bucket_id: number;
+  filename: string;
+  content_type: string;
+  /** As objects.metadata: the headers CreateMultipartUpload sent, for the completed object. */
+  metadata: string | null;
+  created_at: string;
+}
+
+/** A part kept for a multipart upload: its bytes in the blob store, its MD5 (hex) its ETag. */
+export interface MultipartPartsTable {
+  upload_id: string;
+  part_number: number;
+  storage_key: string;
+  size: number;
+  md5: string;
+  created_at: string;
+}
+
+/** A bucket's CORS rules (S3's PutBucketCors), as JSON; a bucket without a row has none. */
+export interface BucketCorsTable {
+  bucket_id: number;
+  rules: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -99,6 +129,9 @@ export interface Database {
   inline_blobs: InlineBlobsTable;
   cache_epochs: CacheEpochsTable;
   upload_reservations: UploadReservationsTable;
+  multipart_uploads: MultipartUploadsTable;
+  multipart_parts: MultipartPartsTable;
+  bucket_cors: BucketCorsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -30,7 +30,7 @@ export class UploadReservation {
 
   private constructor(
     private readonly db: Db,
-    private readonly id: string,
+    readonly id: string,
     private readonly userId: number,
     private readonly rules: ReservationRules,
     bytes: number,

@@ -13,7 +13,7 @@ import type { Readable } from 'node:stream';
 import { BlobTooLargeError } from '../blob/blob-store.js';
 import { contentHashOf } from '../blob/content-hash.js';
 import { takeSmallBody } from '../blob/small-body.js';
-import { WriteRefused, type CommitInput } from '../db/object-writes/object-writes.js';
+import { conditionRefusal, WriteRefused, type CommitInput, type Refusal, type WriteCondition } from '../db/object-writes/object-writes.js';
 import { findObjectRow, type StoredVersion } from '../db/repositories/objects.js';
 import type { AccountRow } from '../db/schema.js';
 import type { BucketIdentity } from './buckets.js';
@@ -42,6 +42,34 @@ export interface UploadInput {
    * been (the S3 API's: the MD5 of the bytes, which S3 tools compare with).
    */
   etag?: () => string;
+  /**
+   * Bytes of this upload already held against the cap elsewhere (a completing
+   * multipart upload's kept parts, which count until the commit): not reserved twice.
+   */
+  heldBytes?: number;
+  /** Verified full-object checksums to keep (algorithm to base64), read once the body has been (the S3 API's flexible checksum). */
+  checksums?: () => Record<string, string> | undefined;
+  /**
+   * S3's conditional write, checked inside the commit's transaction: no other
+   * write to the name can come between the check and the commit. (A door may
+   * also call checkWriteCondition first, to refuse before reading a body.)
+   */
+  condition?: WriteCondition;
+}
+
+/** Refuses a conditional write that cannot succeed as things stand, before any byte is read; the commit checks again. */
+export async function checkWriteCondition(ports: Pick<StoragePorts, 'db'>, bucketId: number, filename: string, condition: WriteCondition): Promise<void> {
+  const refusal = conditionRefusal(condition, await findObjectRow(ports.db, bucketId, filename));
+  // The plan and cap only name an over-cap refusal, which a condition never is.
+  if (refusal) throw refusalError(refusal, '', 0);
+}
+
+/** A conditional write whose condition did not hold; each door answers it in its own terms (S3: 412 PreconditionFailed). */
+export class WriteConditionFailed extends Error {
+  constructor() {
+    super('The write condition did not hold');
+    this.name = 'WriteConditionFailed';
+  }
 }
 
 export async function uploadObject(ports: StoragePorts, input: UploadInput): Promise<UploadResult> {
@@ -73,7 +101,8 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       const replacedSize = (await findObjectRow(ports.db, bucket.id, filename))?.size ?? 0;
       const rules = { cap, plan, maxUploads: ports.limits.maxUploadsPerUser };
       const declared = input.declaredSize;
-      reservation = await UploadReservation.take(ports.db, owner.id, declared === undefined ? 0 : Math.max(0, declared - replacedSize), rules);
+      const needed = declared === undefined ? 0 : Math.max(0, declared - replacedSize - (input.heldBytes ?? 0));
+      reservation = await UploadReservation.take(ports.db, owner.id, needed, rules);
       const stream = declared === undefined ? reservation.meter(body.stream, replacedSize) : body.stream;
       try {
         stored = await ports.blobs.put(storageKey, stream, {
@@ -96,6 +125,8 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       ...stored,
       ...(input.etag ? { contentHash: input.etag() } : {}),
       ...(input.metadata && Object.keys(input.metadata).length > 0 ? { metadata: JSON.stringify(input.metadata) } : {}),
+      ...checksumsOf(input),
+      ...(input.condition ? { condition: input.condition } : {}),
     });
     await ports.caches.changed('objects');
     if (replaced) await retireVersions(ports, [replaced]);
@@ -111,9 +142,21 @@ async function commit(ports: StoragePorts, input: CommitInput & { plan: string }
     return await ports.writes.commitUpload(input);
   } catch (error) {
     if (!input.inlineBytes) await ports.blobs.delete([input.storageKey]).catch(() => {});
-    if (error instanceof WriteRefused) throw error.refusal === 'over-cap' ? errors.storageLimit(input.plan, input.cap) : errors.bucketNotFound();
+    if (error instanceof WriteRefused) throw refusalError(error.refusal, input.plan, input.cap);
     throw error;
   }
+}
+
+function refusalError(refusal: Refusal, plan: string, cap: number): Error {
+  if (refusal === 'over-cap') return errors.storageLimit(plan, cap);
+  if (refusal === 'precondition-failed') return new WriteConditionFailed();
+  // If-Match on a name that holds no file: S3 answers 404 NoSuchKey.
+  return refusal === 'no-file' ? errors.fileNotFound() : errors.bucketNotFound();
+}
+
+function checksumsOf(input: UploadInput): { checksums?: string } {
+  const checksums = input.checksums?.();
+  return checksums && Object.keys(checksums).length > 0 ? { checksums: JSON.stringify(checksums) } : {};
 }
 
 /**
@@ -121,7 +164,7 @@ async function commit(ports: StoragePorts, input: CommitInput & { plan: string }
  * storage keys land at the end of the storage-key indexes
  * (docs/performance.md). Made from Node's pooled randomUUID().
  */
-function timeOrderedUuid(): string {
+export function timeOrderedUuid(): string {
   const time = Date.now().toString(16).padStart(12, '0');
   // randomUUID(): xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx; keep its random bits after the version digit.
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;

@@ -67,6 +67,8 @@ export interface BodyCheck {
   /** The expected digest, base64; undefined when none came (nothing to check). */
   expected: () => string | undefined;
   mismatch: () => S3Error;
+  /** A flexible checksum's algorithm (crc32, …); absent for Content-MD5 and other digests. */
+  algorithm?: string;
 }
 
 function isBase64Of(value: string, bytes: number): boolean {
@@ -109,6 +111,7 @@ export function bodyChecks(headers: IncomingHttpHeaders, trailer?: { algorithm: 
       digest: CHECKSUM_ALGORITHMS[header.algorithm]!.create(),
       expected: () => header.value,
       mismatch: () => checksumErrors.mismatch(header.algorithm),
+      algorithm: header.algorithm,
     });
   } else if (trailer !== undefined) {
     const { algorithm } = trailer;
@@ -120,9 +123,23 @@ export function bodyChecks(headers: IncomingHttpHeaders, trailer?: { algorithm: 
         return value;
       },
       mismatch: () => checksumErrors.mismatch(algorithm),
+      algorithm,
     });
   }
   return checks;
+}
+
+/**
+ * The flexible checksum a body was checked against, as stored with the object
+ * ({crc32: base64}); undefined when none was sent. Read only once the body has
+ * ended without error, which is when it has been verified.
+ */
+export function verifiedChecksums(checks: BodyCheck[]): () => Record<string, string> | undefined {
+  return () => {
+    const check = checks.find((candidate) => candidate.algorithm !== undefined);
+    const value = check?.expected();
+    return check?.algorithm !== undefined && value !== undefined ? { [check.algorithm]: value } : undefined;
+  };
 }
 
 /** The first failed check's error, or null when every digest matches (or had nothing to match). */

@@ -10,17 +10,23 @@ import { createBucket, listBuckets } from '../domain/buckets.js';
 import { AppError } from '../domain/errors.js';
 import { mayUseBucket, requireMayCreateBuckets } from '../domain/key-limits.js';
 import { deleteObject, parseFilename } from '../domain/objects.js';
-import { uploadObject } from '../domain/uploads.js';
+import { checkWriteCondition, uploadObject } from '../domain/uploads.js';
 import { contentTypeFor, declaredLength } from '../http/uploads.js';
 import { ACL_HANDLERS } from './acl-handlers.js';
+import { CORS_HANDLERS } from './cors-handlers.js';
 import { DeleteObjects } from './delete-objects.js';
 import { S3Error, s3Errors } from './errors.js';
 import { ownBucket, ownerXml, sendXml, type Handler } from './handler-support.js';
 import { LIST_HANDLERS } from './list-handlers.js';
 import { metadataOf } from './metadata.js';
+import { MULTIPART_HANDLERS } from './multipart-handlers.js';
+import { MULTIPART_LIST_HANDLERS } from './multipart-lists.js';
 import { readObject } from './object-reads.js';
 import type { S3Operation } from './operations.js';
 import { bodyStream, smallXmlBody } from './payload.js';
+import { CopyObject } from './copy-object.js';
+import { writeConditionOf } from './conditions.js';
+import { checksumHeaders } from './object-reads.js';
 
 export type { S3Target } from './handler-support.js';
 
@@ -67,11 +73,17 @@ export const HANDLERS: Record<S3Operation, Handler> = {
   },
 
   ...ACL_HANDLERS,
+  ...CORS_HANDLERS,
   ...LIST_HANDLERS,
+  ...MULTIPART_HANDLERS,
+  ...MULTIPART_LIST_HANDLERS,
 
   async PutObject(ctx, request, reply, target) {
     const bucket = await ownBucket(ctx, target);
     const filename = parseFilename(target.key);
+    // Before the body is touched: a refused body left unread is drained by Node, so the client still hears the 412.
+    const condition = writeConditionOf(request.headers);
+    if (condition) await checkWriteCondition(ctx.storage, bucket.id, filename, condition);
     // An aws-chunked body declares its decoded length (x-amz-decoded-content-length); Content-Length counts its framing.
     const body = bodyStream(request, target.caller.claimed.payloadHash, target.caller, { md5: true });
     const declaredSize = body.declaredSize ?? declaredLength(request);
@@ -86,10 +98,14 @@ export const HANDLERS: Record<S3Operation, Handler> = {
       rawRequestBody: body.raw,
       metadata: metadataOf(request.headers),
       etag: body.md5Hex,
+      ...(body.checksums ? { checksums: body.checksums } : {}),
+      ...(condition ? { condition } : {}),
     });
-    return reply.code(200).header('etag', `"${body.md5Hex!()}"`).header('x-pail-size', String(result.size)).send();
+    const checksums = checksumHeaders(body.checksums?.());
+    return reply.code(200).header('etag', `"${body.md5Hex!()}"`).headers(checksums).header('x-pail-size', String(result.size)).send();
   },
 
+  CopyObject,
   GetObject: readObject,
   HeadObject: readObject,
   DeleteObjects,

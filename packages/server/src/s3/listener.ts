@@ -14,14 +14,18 @@ import { isStoreUnreachable } from '../db/unavailable.js';
 import { connectionLimits } from '../http/plugins/connections.js';
 import { requestHooks } from '../http/plugins/request-hooks.js';
 import { AppError } from '../domain/errors.js';
+import { WriteConditionFailed } from '../domain/uploads.js';
 import { requirePermission } from '../domain/key-limits.js';
 import type { AppContext } from '../http/context.js';
 import { addressOf } from './addressing.js';
 import { authenticateS3 } from './auth.js';
+import { preconditionFailed } from './conditions.js';
+import { addCorsHeadersByStorageName, addCorsHeadersForOwner, preflight } from './cors-answers.js';
 import { fromAppError, S3Error, s3Errors } from './errors.js';
 import { HANDLERS } from './handlers.js';
 import { isUnsigned, readAnonymously } from './object-reads.js';
-import { operationOf, S3_PERMISSION } from './operations.js';
+import { isPostObject, operationOf, S3_PERMISSION } from './operations.js';
+import { postObject } from './post-object.js';
 import { decodePath, splitUrl } from './query.js';
 import { xmlDocument } from './xml.js';
 
@@ -81,7 +85,7 @@ export async function buildS3Listener(ctx: AppContext, config: Config, options: 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, error));
-  app.route({ method: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'], url: '/*', handler: (request, reply) => serveS3(ctx, request, reply) });
+  app.route({ method: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'OPTIONS'], url: '/*', handler: (request, reply) => serveS3(ctx, request, reply) });
   await app.ready();
   return new S3Listener(app, config.s3ApiPort, config.host);
 }
@@ -90,9 +94,20 @@ async function serveS3(ctx: AppContext, request: FastifyRequest, reply: FastifyR
   reply.header('x-amz-request-id', request.id);
   const { path, query } = splitUrl(request.url);
   const { bucket, key } = addressOf(path, request.headers, ctx.config.s3ApiDomain);
-  if (isUnsigned(request.headers, query)) return readAnonymously(ctx, request, reply, { bucket, key, query });
+  // Browsers send preflights and form uploads without an Authorization header (cors-answers.ts, post-object.ts).
+  if (request.method === 'OPTIONS') return preflight(ctx, request, reply, bucket);
+  if (isPostObject(request.method, bucket, key, query, request.headers)) return postObject(ctx, request, reply, bucket);
+  if (isUnsigned(request.headers, query)) {
+    await addCorsHeadersByStorageName(ctx, request, reply, bucket);
+    return readAnonymously(ctx, request, reply, { bucket, key, query });
+  }
   const signed = { method: request.method, path, query, headers: request.headers };
-  const caller = await authenticateS3(ctx, request, signed);
+  const caller = await authenticateS3(ctx, request, signed).catch(async (error: unknown) => {
+    // A refused signature names no owner: its answer gets the CORS headers of the bucket by storage name.
+    await addCorsHeadersByStorageName(ctx, request, reply, bucket);
+    throw error;
+  });
+  await addCorsHeadersForOwner(ctx, request, reply, caller.owner.user.id, bucket);
   const operation = operationOf(request.method, bucket, key, query, request.headers);
   requirePermission(caller.owner.limits, S3_PERMISSION[operation]);
   return HANDLERS[operation](ctx, request, reply, { operation, bucket, key, query, caller });
@@ -101,6 +116,7 @@ async function serveS3(ctx: AppContext, request: FastifyRequest, reply: FastifyR
 function s3ErrorOf(request: FastifyRequest, error: unknown): S3Error {
   if (error instanceof S3Error) return error;
   if (error instanceof AppError) return fromAppError(error);
+  if (error instanceof WriteConditionFailed) return preconditionFailed();
   if (isStoreUnreachable(error)) return new S3Error('ServiceUnavailable', 503, 'A backing store cannot be reached; try again shortly');
   const statusCode = (error as { statusCode?: unknown }).statusCode;
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
@@ -111,7 +127,16 @@ function s3ErrorOf(request: FastifyRequest, error: unknown): S3Error {
 }
 
 /** S3's error body: <Error> with Code, Message, Resource and RequestId, and no namespace. HEAD answers carry none. */
+/** Bodies up to this size are read to their end after a refusal, so the connection lives on; larger ones close it. */
+const DRAINED_BODY_BYTES = 64 * 1024;
+
 function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  // A body refused midway (cap, checksum, condition) is no longer read by anyone: without this the
+  // client, still sending it, never sees the answer.
+  if (!request.raw.complete) {
+    if (!(Number(request.headers['content-length']) <= DRAINED_BODY_BYTES)) reply.header('connection', 'close');
+    request.raw.resume();
+  }
   const s3Error = s3ErrorOf(request, error);
   reply.code(s3Error.status).headers(s3Error.headers).header('x-amz-request-id', request.id);
   if (request.method === 'HEAD') return reply.send();

@@ -5,6 +5,7 @@
  * S3), the response-* header overrides.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ObjectRow } from '../db/schema.js';
 import { findReadable } from '../domain/objects.js';
 import type { AppContext } from '../http/context.js';
 import { sendObject } from '../http/downloads.js';
@@ -20,11 +21,27 @@ export async function readObject(ctx: AppContext, request: FastifyRequest, reply
   const found = await findReadable(ctx.storage, { id: bucket.id }, target.key, target.caller.owner.user.id, target.caller.owner.limits);
   checkPreconditions(request.headers, found.object);
   // The stored headers, then what the request asks to override (response-content-type sets content-type, and so on).
-  const headers: Record<string, string> = { ...metadataHeaders(found.object) };
+  const headers: Record<string, string> = { ...metadataHeaders(found.object), ...storedChecksumHeaders(request, target.query, found.object) };
   for (const [name, value] of target.query) {
     if ((RESPONSE_OVERRIDES as readonly string[]).includes(name)) headers[name.slice('response-'.length)] = value;
   }
   return sendObject(ctx.storage, request, reply, found, headers);
+}
+
+/** x-amz-checksum-<algorithm> for each checksum given (S3 sends them on PutObject, and on reads when asked). */
+export const checksumHeaders = (checksums: Record<string, string> | undefined): Record<string, string> =>
+  Object.fromEntries(Object.entries(checksums ?? {}).map(([algorithm, value]) => [`x-amz-checksum-${algorithm}`, value]));
+
+/**
+ * The object's stored full-object checksums, when the request asks with
+ * x-amz-checksum-mode: ENABLED (header or query). Not for a range, whose
+ * bytes the whole object's checksum does not describe (the SDK would
+ * check them against it and fail), as S3 sends none then either.
+ */
+function storedChecksumHeaders(request: FastifyRequest, query: QueryPairs, object: ObjectRow): Record<string, string> {
+  const mode = request.headers['x-amz-checksum-mode'] ?? query.find(([name]) => name === 'x-amz-checksum-mode')?.[1];
+  if (object.checksums === null || mode !== 'ENABLED' || request.headers.range !== undefined) return {};
+  return { ...checksumHeaders(JSON.parse(object.checksums) as Record<string, string>), 'x-amz-checksum-type': 'FULL_OBJECT' };
 }
 
 /** A request with no signature at all: a public bucket's object, named by its storage_bucket_name (unique across owners). */
@@ -47,5 +64,5 @@ export async function readAnonymously(
   }
   const found = await findReadable(ctx.storage, { storageName: address.bucket }, address.key, null);
   checkPreconditions(request.headers, found.object);
-  return sendObject(ctx.storage, request, reply, found, metadataHeaders(found.object));
+  return sendObject(ctx.storage, request, reply, found, { ...metadataHeaders(found.object), ...storedChecksumHeaders(request, address.query, found.object) });
 }

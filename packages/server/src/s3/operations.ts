@@ -1,7 +1,7 @@
 /**
  * Which S3 operation a request is. Only the operations Pail serves are
  * recognised, each with the query parameters it understands; anything else
- * (?tagging, ?uploads, PUT ?acl on an object, PUT ?versioning, a copy) is
+ * (?tagging, PUT ?acl on an object, PUT ?versioning) is
  * 501 NotImplemented, so it can never be mistaken for a plain PutObject or
  * GetObject and change or reveal an object.
  */
@@ -19,15 +19,25 @@ export type S3Operation =
   | 'GetBucketVersioning'
   | 'GetBucketAcl'
   | 'PutBucketAcl'
+  | 'GetBucketCors'
+  | 'PutBucketCors'
+  | 'DeleteBucketCors'
   | 'ListObjects'
   | 'ListObjectsV2'
   | 'ListObjectVersions'
   | 'PutObject'
+  | 'CopyObject'
   | 'GetObject'
   | 'HeadObject'
   | 'DeleteObject'
   | 'DeleteObjects'
-  | 'GetObjectAcl';
+  | 'GetObjectAcl'
+  | 'CreateMultipartUpload'
+  | 'UploadPart'
+  | 'CompleteMultipartUpload'
+  | 'AbortMultipartUpload'
+  | 'ListParts'
+  | 'ListMultipartUploads';
 
 /** The permission a key needs for each (as for the Developer API's operations, http/operations.ts). */
 export const S3_PERMISSION: Record<S3Operation, Permission> = {
@@ -40,15 +50,26 @@ export const S3_PERMISSION: Record<S3Operation, Permission> = {
   GetBucketAcl: 'read',
   // A bucket's ACL is its visibility, which only a manage key may change (as POST /:id/visibility).
   PutBucketAcl: 'manage',
+  GetBucketCors: 'read',
+  PutBucketCors: 'manage',
+  DeleteBucketCors: 'manage',
   ListObjects: 'read',
   ListObjectsV2: 'read',
   ListObjectVersions: 'read',
   PutObject: 'write',
+  // And read on the source bucket, which the handler checks (copy-object.ts).
+  CopyObject: 'write',
   GetObject: 'read',
   HeadObject: 'read',
   DeleteObject: 'delete',
   DeleteObjects: 'delete',
   GetObjectAcl: 'read',
+  CreateMultipartUpload: 'write',
+  UploadPart: 'write',
+  CompleteMultipartUpload: 'write',
+  AbortMultipartUpload: 'write',
+  ListParts: 'read',
+  ListMultipartUploads: 'read',
 };
 
 /** Parameters every request may carry: a presigned url's signature, and the operation name SDKs add (x-id). */
@@ -65,7 +86,7 @@ const ALWAYS_ALLOWED = new Set([
 const LIST_V1_PARAMS = new Set(['prefix', 'delimiter', 'marker', 'max-keys', 'encoding-type']);
 const LIST_V2_PARAMS = new Set(['list-type', 'prefix', 'delimiter', 'max-keys', 'continuation-token', 'start-after', 'encoding-type', 'fetch-owner']);
 const LIST_VERSIONS_PARAMS = new Set(['versions', 'prefix', 'delimiter', 'key-marker', 'version-id-marker', 'max-keys', 'encoding-type']);
-/** What a GET may add: a default SDK's x-amz-checksum-mode (objects here carry no checksum to return, as S3's stored without one), and S3's response-* header overrides. */
+/** What a GET may add: x-amz-checksum-mode (a default SDK's; object-reads.ts returns stored checksums), and S3's response-* header overrides. */
 export const RESPONSE_OVERRIDES = [
   'response-content-type',
   'response-content-disposition',
@@ -75,6 +96,9 @@ export const RESPONSE_OVERRIDES = [
   'response-expires',
 ] as const;
 const GET_OBJECT_PARAMS = new Set<string>(['x-amz-checksum-mode', ...RESPONSE_OVERRIDES]);
+const LIST_UPLOADS_PARAMS = new Set(['uploads', 'prefix', 'key-marker', 'upload-id-marker', 'max-uploads', 'encoding-type']);
+const LIST_PARTS_PARAMS = new Set(['uploadId', 'max-parts', 'part-number-marker', 'encoding-type']);
+const UPLOAD_PART_PARAMS = new Set(['partNumber', 'uploadId']);
 
 export function operationOf(method: string, bucket: string, key: string, query: QueryPairs, headers: IncomingHttpHeaders): S3Operation {
   const names = query.map(([name]) => name).filter((name) => !ALWAYS_ALLOWED.has(name));
@@ -94,7 +118,11 @@ export function operationOf(method: string, bucket: string, key: string, query: 
     if (method === 'GET' && sole('versioning')) return 'GetBucketVersioning';
     if (method === 'GET' && sole('acl')) return 'GetBucketAcl';
     if (method === 'PUT' && sole('acl')) return 'PutBucketAcl';
+    if (method === 'GET' && sole('cors')) return 'GetBucketCors';
+    if (method === 'PUT' && sole('cors')) return 'PutBucketCors';
+    if (method === 'DELETE' && sole('cors')) return 'DeleteBucketCors';
     if (method === 'POST' && sole('delete')) return 'DeleteObjects';
+    if (method === 'GET' && names.includes('uploads') && only(LIST_UPLOADS_PARAMS)) return 'ListMultipartUploads';
     if (method === 'GET' && names.includes('versions') && only(LIST_VERSIONS_PARAMS)) return 'ListObjectVersions';
     if (method === 'GET' && names.includes('list-type')) {
       if (query.some(([name, value]) => name === 'list-type' && value === '2') && only(LIST_V2_PARAMS)) return 'ListObjectsV2';
@@ -108,14 +136,33 @@ export function operationOf(method: string, bucket: string, key: string, query: 
     throw unsupported();
   }
   if (method === 'GET' && sole('acl')) return 'GetObjectAcl';
+  if (method === 'POST' && sole('uploads')) return 'CreateMultipartUpload';
+  if (method === 'POST' && sole('uploadId')) return 'CompleteMultipartUpload';
+  if (method === 'DELETE' && sole('uploadId')) return 'AbortMultipartUpload';
+  if (method === 'GET' && names.includes('uploadId') && only(LIST_PARTS_PARAMS)) return 'ListParts';
+  // Only with both parameters (and no copy source) is a PUT a part; never a PutObject.
+  if (method === 'PUT' && names.length === 2 && names.includes('partNumber') && names.includes('uploadId') && only(UPLOAD_PART_PARAMS)) {
+    if (headers['x-amz-copy-source'] !== undefined) throw s3Errors.notImplemented('UploadPartCopy');
+    return 'UploadPart';
+  }
   if ((method === 'GET' || method === 'HEAD') && only(GET_OBJECT_PARAMS)) return method === 'GET' ? 'GetObject' : 'HeadObject';
   if (names.length > 0) throw unsupported();
   if (method === 'PUT') {
-    if (headers['x-amz-copy-source'] !== undefined) throw s3Errors.notImplemented('CopyObject');
-    return 'PutObject';
+    return headers['x-amz-copy-source'] !== undefined ? 'CopyObject' : 'PutObject';
   }
   if (method === 'GET') return 'GetObject';
   if (method === 'HEAD') return 'HeadObject';
   if (method === 'DELETE') return 'DeleteObject';
   throw unsupported();
+}
+
+/**
+ * A browser form upload (POST Object with a signed policy, post-object.ts):
+ * a POST of multipart/form-data to a bucket, with no query and no
+ * Authorization (the signature is a form field).
+ */
+export function isPostObject(method: string, bucket: string, key: string, query: QueryPairs, headers: IncomingHttpHeaders): boolean {
+  const contentType = headers['content-type'] ?? '';
+  const form = /^multipart\/form-data\s*;/i.test(contentType);
+  return method === 'POST' && bucket !== '' && key === '' && query.length === 0 && headers.authorization === undefined && form;
 }

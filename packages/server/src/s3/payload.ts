@@ -16,7 +16,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import type { S3Caller } from './auth.js';
 import { AwsChunkedDecoder, chunkedErrors, STREAMING_SIGNED, STREAMING_SIGNED_TRAILER, STREAMING_UNSIGNED_TRAILER, type ChunkSigning } from './aws-chunked.js';
-import { bodyChecks, checksumAlgorithmOf, failedCheck, type BodyCheck } from './checksums.js';
+import { bodyChecks, checksumAlgorithmOf, failedCheck, verifiedChecksums, type BodyCheck } from './checksums.js';
 import { s3Errors } from './errors.js';
 import { UNSIGNED_PAYLOAD } from './sigv4.js';
 import { parseXml } from './xml.js';
@@ -32,6 +32,8 @@ export interface RequestBody {
   declaredSize?: number;
   /** With `md5: true`: the hex MD5 of the decoded bytes, once the stream has ended (an object's S3 ETag). */
   md5Hex?: () => string;
+  /** The flexible checksum the bytes were verified against ({crc32: base64}), once the stream has ended; undefined when none was sent. */
+  checksums?: () => Record<string, string> | undefined;
 }
 
 /** An MD5 taken of the bytes as they pass, never compared: S3 tools expect it as the object's ETag. */
@@ -60,7 +62,9 @@ function readBody(request: FastifyRequest, payloadHash: string, caller: S3Caller
   if (payloadHash.startsWith('STREAMING-')) return chunkedBody(request, payloadHash, caller, taps);
   const checks = [...bodyChecks(headers), ...taps];
   if (payloadHash === UNSIGNED_PAYLOAD) {
-    return checks.length === 0 ? { stream: request.raw, raw: true } : { stream: settled(checked(request.raw, checks)), raw: false };
+    return checks.length === 0
+      ? { stream: request.raw, raw: true }
+      : { stream: settled(checked(request.raw, checks)), raw: false, checksums: verifiedChecksums(checks) };
   }
   if (/^[0-9a-f]{64}$/.test(payloadHash)) {
     const sha256 = createHash('sha256');
@@ -69,7 +73,7 @@ function readBody(request: FastifyRequest, payloadHash: string, caller: S3Caller
       expected: () => Buffer.from(payloadHash, 'hex').toString('base64'),
       mismatch: s3Errors.contentSha256Mismatch,
     };
-    return { stream: settled(checked(request.raw, [payload, ...checks])), raw: false };
+    return { stream: settled(checked(request.raw, [payload, ...checks])), raw: false, checksums: verifiedChecksums(checks) };
   }
   throw s3Errors.invalidArgument(`x-amz-content-sha256 must be the payload's hex SHA-256, ${UNSIGNED_PAYLOAD} or a STREAMING-* mode`);
 }
@@ -97,7 +101,8 @@ function chunkedBody(request: FastifyRequest, payloadHash: string, caller: S3Cal
   // A body refused midway (a bad chunk signature) is read on to its end and dropped, so the connection can carry the answer and the next request.
   decoder.on('error', () => request.raw.unpipe(decoder).resume());
   const decoded = request.raw.pipe(decoder);
-  return { stream: settled(checks.length === 0 ? decoded : checked(decoded, checks)), raw: false, declaredSize: Number(decodedLength) };
+  const stream = settled(checks.length === 0 ? decoded : checked(decoded, checks));
+  return { stream, raw: false, declaredSize: Number(decodedLength), checksums: verifiedChecksums(checks) };
 }
 
 /**

@@ -90,7 +90,7 @@ function fromQuery(request: SignedRequest): ClaimedSignature {
 }
 
 /** `AKID/yyyymmdd/region/s3/aws4_request`: any region, the service s3, the date of X-Amz-Date. */
-function parseCredential(credential: string, amzDate: string): Pick<ClaimedSignature, 'accessKeyId' | 'amzDate' | 'scope'> {
+export function parseCredential(credential: string, amzDate: string): Pick<ClaimedSignature, 'accessKeyId' | 'amzDate' | 'scope'> {
   const [accessKeyId, date, region, service, terminator, ...rest] = credential.split('/');
   if (!accessKeyId || !date || !region || service !== 's3' || terminator !== 'aws4_request' || rest.length > 0) {
     throw s3Errors.malformedAuth('the Credential must be <access key id>/<date>/<region>/s3/aws4_request');

@@ -21,6 +21,27 @@ export interface CommitInput {
   inlineBytes?: Buffer;
   /** Stored headers and user metadata (JSON); absent: none, which also clears a replaced version's. */
   metadata?: string;
+  /** Verified full-object checksums (JSON, algorithm to base64, e.g. {"crc32":"…"}); absent: none. */
+  checksums?: string;
+  /** What the file must be for the commit to go ahead (S3's conditional writes), checked in the commit's own transaction. */
+  condition?: WriteCondition;
+}
+
+/** S3's If-None-Match: * (`absent`) and If-Match (`etagIn`, the ETags without quotes; `*` matches any). */
+export interface WriteCondition {
+  absent?: boolean;
+  etagIn?: string[];
+}
+
+/** Why a conditional write may not go ahead given the file's current version (undefined: none), or null when it may. */
+export function conditionRefusal(condition: WriteCondition | undefined, current: { etag: string } | undefined): Refusal | null {
+  if (condition === undefined) return null;
+  if (condition.absent && current !== undefined) return 'precondition-failed';
+  if (condition.etagIn !== undefined) {
+    if (current === undefined) return 'no-file';
+    if (!condition.etagIn.some((etag) => etag === '*' || etag === current.etag)) return 'precondition-failed';
+  }
+  return null;
 }
 
 export interface ObjectWrites {
@@ -41,7 +62,7 @@ export interface ObjectWrites {
 }
 
 /** Why a write was refused; the domain turns it into the answer. */
-export type Refusal = 'over-cap' | 'no-bucket' | 'no-file';
+export type Refusal = 'over-cap' | 'no-bucket' | 'no-file' | 'precondition-failed';
 
 export class WriteRefused extends Error {
   constructor(readonly refusal: Refusal) {

@@ -9,7 +9,7 @@
 import type { Db } from '../database.js';
 import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
 import type { StoredVersion } from '../repositories/objects.js';
-import { WriteRefused, type CommitInput, type ObjectWrites } from './object-writes.js';
+import { conditionRefusal, WriteRefused, type CommitInput, type ObjectWrites } from './object-writes.js';
 import { deleteInlineBytes, deleteVersionWith, readInlineWith, removePurgedWith } from './shared.js';
 
 const MAX_BATCH = 256;
@@ -51,13 +51,13 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
     const names = [...new Set(items.map((item) => item.filename))];
     const existing = await trx
       .selectFrom('objects')
-      .select(['filename', 'storage_key', 'size', 'inline'])
+      .select(['filename', 'storage_key', 'size', 'inline', 'etag'])
       .where('bucket_id', '=', bucketId)
       .where('filename', 'in', names)
       .execute();
 
     // The current version of each name as the batch goes: committed, or earlier in this batch.
-    const current = new Map<string, { storage_key: string; size: number; inline: number; committed: boolean }>(
+    const current = new Map<string, { storage_key: string; size: number; inline: number; etag: string; committed: boolean }>(
       existing.map((row) => [row.filename, { ...row, committed: true }]),
     );
     const latest = new Map<string, CommitInput>();
@@ -67,6 +67,9 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
     const retiredInline: string[] = [];
     const outcomes = items.map((item): Outcome<StoredVersion | null> => {
       const old = current.get(item.filename);
+      // Under the bucket's lock, and against earlier uploads of this batch: the condition holds for the version replaced.
+      const refusal = conditionRefusal(item.condition, old);
+      if (refusal) return { ok: false, error: new WriteRefused(refusal) };
       const delta = item.size - (old?.size ?? 0);
       if (delta > 0 && usage + delta > item.cap) return { ok: false, error: new WriteRefused('over-cap') };
       usage += delta;
@@ -74,7 +77,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
       if (!old) countDelta += 1;
       // A committed inline version's bytes leave with this transaction; one from earlier in the batch was never written.
       if (old?.committed && old.inline) retiredInline.push(old.storage_key);
-      current.set(item.filename, { storage_key: item.storageKey, size: item.size, inline: item.inlineBytes ? 1 : 0, committed: false });
+      current.set(item.filename, { storage_key: item.storageKey, size: item.size, inline: item.inlineBytes ? 1 : 0, etag: item.contentHash, committed: false });
       latest.set(item.filename, item);
       return { ok: true, value: old ? { storage_key: old.storage_key, inline: old.inline } : null };
     });
@@ -118,6 +121,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
           etag: item.contentHash,
           inline: item.inlineBytes ? 1 : 0,
           metadata: item.metadata ?? null,
+          checksums: item.checksums ?? null,
           created_at: now,
           updated_at: now,
         })),
@@ -130,6 +134,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
           etag: eb.ref('excluded.etag'),
           inline: eb.ref('excluded.inline'),
           metadata: eb.ref('excluded.metadata'),
+          checksums: eb.ref('excluded.checksums'),
           updated_at: eb.ref('excluded.updated_at'),
         })),
       )

@@ -9,19 +9,19 @@ import type SQLite from 'better-sqlite3';
 import type { Db } from '../database.js';
 import type { StoredVersion } from '../repositories/objects.js';
 import type { SqliteWriter } from '../sqlite-writer.js';
-import { WriteRefused, type CommitInput, type ObjectWrites } from './object-writes.js';
+import { conditionRefusal, WriteRefused, type CommitInput, type ObjectWrites } from './object-writes.js';
 import { deleteVersionWith, readInlineWith, removePurgedWith } from './shared.js';
 
 const STATEMENTS = {
-  old: 'select storage_key, size, inline from objects where bucket_id = ? and filename = ?',
+  old: 'select storage_key, size, inline, etag from objects where bucket_id = ? and filename = ?',
   grow: 'update users set storage_used_bytes = storage_used_bytes + ? where id = ? and storage_used_bytes + ? <= ?',
   shrink: 'update users set storage_used_bytes = storage_used_bytes + ? where id = ?',
   insertInline: 'insert into inline_blobs (storage_key, bytes) values (?, ?)',
   deleteInline: 'delete from inline_blobs where storage_key = ?',
   insertObject:
-    'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, metadata, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, metadata, checksums, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   updateObject:
-    'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, metadata = ?, updated_at = ? where bucket_id = ? and filename = ?',
+    'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, metadata = ?, checksums = ?, updated_at = ? where bucket_id = ? and filename = ?',
   count: 'update buckets set object_count = object_count + ?, total_bytes = total_bytes + ? where id = ? and deleted_at is null',
 } as const;
 
@@ -34,7 +34,10 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
 
   function commit(input: CommitInput): StoredVersion | null {
     const sql = statements();
-    const old = sql.old.get(input.bucketId, input.filename) as (StoredVersion & { size: number }) | undefined;
+    const old = sql.old.get(input.bucketId, input.filename) as (StoredVersion & { size: number; etag: string }) | undefined;
+    // Writes are serialised, so the condition holds for exactly the version this commit replaces.
+    const refusal = conditionRefusal(input.condition, old);
+    if (refusal) throw new WriteRefused(refusal);
     const delta = input.size - (old?.size ?? 0);
     const usage = delta > 0 ? sql.grow.run(delta, input.ownerId, delta, input.cap) : sql.shrink.run(delta, input.ownerId);
     if (usage.changes === 0) throw new WriteRefused('over-cap');
@@ -42,12 +45,36 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
     const now = new Date().toISOString();
     const inline = input.inlineBytes ? 1 : 0;
     const metadata = input.metadata ?? null;
+    const checksums = input.checksums ?? null;
     if (input.inlineBytes) sql.insertInline.run(input.storageKey, input.inlineBytes);
     if (old?.inline) sql.deleteInline.run(old.storage_key);
     if (old) {
-      sql.updateObject.run(input.storageKey, input.size, input.contentType, input.contentHash, inline, metadata, now, input.bucketId, input.filename);
+      sql.updateObject.run(
+        input.storageKey,
+        input.size,
+        input.contentType,
+        input.contentHash,
+        inline,
+        metadata,
+        checksums,
+        now,
+        input.bucketId,
+        input.filename,
+      );
     } else {
-      sql.insertObject.run(input.bucketId, input.filename, input.storageKey, input.size, input.contentType, input.contentHash, inline, metadata, now, now);
+      sql.insertObject.run(
+        input.bucketId,
+        input.filename,
+        input.storageKey,
+        input.size,
+        input.contentType,
+        input.contentHash,
+        inline,
+        metadata,
+        checksums,
+        now,
+        now,
+      );
     }
     if (sql.count.run(old ? 0 : 1, delta, input.bucketId).changes === 0) throw new WriteRefused('no-bucket');
     return old ? { storage_key: old.storage_key, inline: old.inline } : null;

@@ -1,6 +1,7 @@
 /** Queries that read objects (writes are per dialect, in ../object-writes/). */
 import type { Db } from '../database.js';
 import type { BucketRow, ObjectRow } from '../schema.js';
+import { partKeys } from './multipart.js';
 
 /** A version whose bytes are to be removed: from the blob store, or (inline) from the database. */
 export interface StoredVersion {
@@ -63,6 +64,7 @@ export async function findBucketAndObject(
       'objects.updated_at',
       'objects.inline',
       'objects.metadata',
+      'objects.checksums',
     ])
     .$if('id' in bucketRef, (q) => q.where('buckets.id', '=', (bucketRef as { id: number }).id))
     .$if('storageName' in bucketRef, (q) => q.where('buckets.storage_name', '=', (bucketRef as { storageName: string }).storageName))
@@ -84,6 +86,7 @@ export async function findBucketAndObject(
       updated_at: row.updated_at as string,
       inline: row.inline as number,
       metadata: row.metadata,
+      checksums: row.checksums,
     },
   };
 }
@@ -93,9 +96,9 @@ export function versionsToPurge(db: Db, bucketId: number, limit: number): Promis
   return db.selectFrom('objects').select(['storage_key', 'inline']).where('bucket_id', '=', bucketId).orderBy('filename').limit(limit).execute();
 }
 
-/** Which of these storage keys some object still refers to. */
+/** Which of these storage keys some object, or a kept multipart part, still refers to. */
 export async function referencedKeys(db: Db, storageKeys: string[]): Promise<Set<string>> {
   if (storageKeys.length === 0) return new Set();
   const rows = await db.selectFrom('objects').select('storage_key').where('storage_key', 'in', storageKeys).execute();
-  return new Set(rows.map((row) => row.storage_key));
+  return new Set([...rows.map((row) => row.storage_key), ...(await partKeys(db, storageKeys))]);
 }

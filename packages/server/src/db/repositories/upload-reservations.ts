@@ -5,31 +5,9 @@
  * usage takes), so racing uploads can never together hold more than fits.
  */
 import type { Db } from '../database.js';
+import { holding } from './holdings.js';
 
 export type ReservationRefusal = 'over-cap' | 'too-many';
-
-interface Holding {
-  used: number;
-  reserved: number;
-  count: number;
-}
-
-async function holding(trx: Db, userId: number, now: string): Promise<Holding> {
-  // Writing the user's row first locks it (PostgreSQL) or the database (SQLite) for the rest of the transaction.
-  const user = await trx
-    .updateTable('users')
-    .set((eb) => ({ plan: eb.ref('plan') }))
-    .where('id', '=', userId)
-    .returning('storage_used_bytes')
-    .executeTakeFirstOrThrow();
-  const live = await trx
-    .selectFrom('upload_reservations')
-    .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.coalesce(eb.fn.sum<number | string>('bytes'), eb.lit(0)).as('bytes')])
-    .where('user_id', '=', userId)
-    .where('expires_at', '>', now)
-    .executeTakeFirstOrThrow();
-  return { used: user.storage_used_bytes, reserved: Number(live.bytes), count: Number(live.count) };
-}
 
 /** Holds `bytes` for a new upload, or says why not. */
 export function reserveUpload(

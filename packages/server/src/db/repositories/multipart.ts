@@ -1,0 +1,94 @@
+/**
+ * S3 multipart uploads and their kept parts. A part is recorded only while
+ * what its owner holds (stored bytes, uploads in flight, kept parts) stays
+ * within the cap, checked under the owner's row lock as every reservation is
+ * (upload-reservations.ts), so parts can never together pass the cap.
+ */
+import type { Db } from '../database.js';
+import type { MultipartPartsTable, MultipartUploadsTable } from '../schema.js';
+import { holding } from './holdings.js';
+
+export type MultipartUploadRow = MultipartUploadsTable;
+export type MultipartPartRow = MultipartPartsTable;
+
+export async function insertUpload(db: Db, row: MultipartUploadRow): Promise<void> {
+  await db.insertInto('multipart_uploads').values(row).execute();
+}
+
+export function findUpload(db: Db, id: string, bucketId: number): Promise<MultipartUploadRow | undefined> {
+  return db.selectFrom('multipart_uploads').selectAll().where('id', '=', id).where('bucket_id', '=', bucketId).executeTakeFirst();
+}
+
+export function findPart(db: Db, uploadId: string, partNumber: number): Promise<MultipartPartRow | undefined> {
+  return db.selectFrom('multipart_parts').selectAll().where('upload_id', '=', uploadId).where('part_number', '=', partNumber).executeTakeFirst();
+}
+
+/** Up to `limit` parts in number order after `after`. */
+export function listParts(db: Db, uploadId: string, after: number, limit: number): Promise<MultipartPartRow[]> {
+  return db
+    .selectFrom('multipart_parts')
+    .selectAll()
+    .where('upload_id', '=', uploadId)
+    .where('part_number', '>', after)
+    .orderBy('part_number')
+    .limit(limit)
+    .execute();
+}
+
+/** Up to `limit` unfinished uploads in (key, upload id) order, keys starting with `prefix`, after the markers. */
+export function listUploads(
+  db: Db,
+  bucketId: number,
+  page: { prefix: string; keyMarker: string; uploadIdMarker: string; limit: number },
+): Promise<MultipartUploadRow[]> {
+  let q = db.selectFrom('multipart_uploads').selectAll().where('bucket_id', '=', bucketId);
+  if (page.prefix !== '') q = q.where('filename', '>=', page.prefix).where('filename', '<', `${page.prefix}\u{10FFFF}`);
+  if (page.keyMarker !== '') {
+    const { keyMarker, uploadIdMarker } = page;
+    // S3: with an upload-id-marker, the marker key's later uploads follow; without, the listing resumes after the key.
+    q = q.where((eb) =>
+      uploadIdMarker === ''
+        ? eb('filename', '>', keyMarker)
+        : eb.or([eb('filename', '>', keyMarker), eb.and([eb('filename', '=', keyMarker), eb('id', '>', uploadIdMarker)])]),
+    );
+  }
+  return q.orderBy('filename').orderBy('id').limit(page.limit).execute();
+}
+
+export type PartRecorded = { refusal: 'over-cap' | 'no-upload' } | { replaced: string | null };
+
+/**
+ * Records a stored part (replacing any earlier one of that number) if it
+ * fits the cap, and drops the reservation that held its bytes while they
+ * streamed, in one transaction: the bytes move from in flight to kept.
+ */
+export function recordPart(db: Db, input: { userId: number; cap: number; reservationId: string; now: string; part: MultipartPartRow }): Promise<PartRecorded> {
+  const { part } = input;
+  return db.transaction().execute(async (trx): Promise<PartRecorded> => {
+    const held = await holding(trx, input.userId, input.now, input.reservationId);
+    const upload = await trx.selectFrom('multipart_uploads').select('id').where('id', '=', part.upload_id).executeTakeFirst();
+    if (!upload) return { refusal: 'no-upload' };
+    const old = await findPart(trx, part.upload_id, part.part_number);
+    if (held.used + held.reserved - (old?.size ?? 0) + part.size > input.cap) return { refusal: 'over-cap' };
+    if (old) await trx.deleteFrom('multipart_parts').where('upload_id', '=', part.upload_id).where('part_number', '=', part.part_number).execute();
+    await trx.insertInto('multipart_parts').values(part).execute();
+    await trx.deleteFrom('upload_reservations').where('id', '=', input.reservationId).execute();
+    return { replaced: old?.storage_key ?? null };
+  });
+}
+
+/** Ends an upload (completed or aborted): its rows go, and its parts' storage keys are returned for their blobs to be deleted. Null when it was already gone. */
+export function removeUpload(db: Db, id: string): Promise<string[] | null> {
+  return db.transaction().execute(async (trx) => {
+    const parts = await trx.deleteFrom('multipart_parts').where('upload_id', '=', id).returning('storage_key').execute();
+    const removed = await trx.deleteFrom('multipart_uploads').where('id', '=', id).executeTakeFirst();
+    return Number(removed.numDeletedRows) === 0 ? null : parts.map((part) => part.storage_key);
+  });
+}
+
+/** Which of these storage keys kept parts hold (garbage collection keeps them). */
+export async function partKeys(db: Db, storageKeys: string[]): Promise<string[]> {
+  if (storageKeys.length === 0) return [];
+  const rows = await db.selectFrom('multipart_parts').select('storage_key').where('storage_key', 'in', storageKeys).execute();
+  return rows.map((row) => row.storage_key);
+}

@@ -1,0 +1,94 @@
+/**
+ * Completing a multipart upload: the listed parts' bytes become one object
+ * through the same path as any upload (uploadObject: its cap check, its
+ * commit), streamed from the part blobs in order and never held in memory.
+ * The parts count against the cap until the commit, so the object's own
+ * reservation is given their share (heldBytes) rather than counting them twice.
+ */
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { UploadResult } from '@pail/shared';
+import { listParts, removeUpload, type MultipartPartRow } from '../db/repositories/multipart.js';
+import type { AccountRow, BucketIdentity } from '../db/schema.js';
+import { MAX_PART_NUMBER, MultipartRefused, noSuchUpload, requireUpload } from './multipart.js';
+import type { StoragePorts } from './ports.js';
+import { uploadObject } from './uploads.js';
+
+/** S3's smallest part, but for the last. */
+export const MIN_PART_BYTES = 5 * 1024 * 1024;
+
+export interface ListedPart {
+  partNumber: number;
+  /** As the client sent it: quotes are optional. */
+  etag: string;
+}
+
+export interface CompleteInput {
+  owner: AccountRow;
+  bucket: BucketIdentity;
+  uploadId: string;
+  parts: ListedPart[];
+}
+
+export async function completeUpload(ports: StoragePorts, input: CompleteInput): Promise<UploadResult & { etag: string }> {
+  const upload = await requireUpload(ports, input.bucket, input.uploadId);
+  const chosen = chooseParts(await listParts(ports.db, upload.id, 0, MAX_PART_NUMBER), input.parts);
+  const size = chosen.reduce((total, part) => total + part.size, 0);
+  const etag = multipartEtag(chosen);
+  const result = await uploadObject(ports, {
+    owner: input.owner,
+    bucket: input.bucket,
+    filename: upload.filename,
+    body: concatenated(ports, chosen),
+    contentType: upload.content_type,
+    declaredSize: size,
+    ...(upload.metadata !== null ? { metadata: JSON.parse(upload.metadata) as Record<string, string> } : {}),
+    etag: () => etag,
+    heldBytes: size,
+  });
+  // The object is committed; the upload and every part it kept (listed or not) go.
+  const keys = await removeUpload(ports.db, upload.id);
+  if (keys === null) throw noSuchUpload();
+  if (keys.length > 0) await ports.blobs.delete(keys).catch(() => {});
+  return { ...result, etag };
+}
+
+/** The stored parts the client listed, checked as S3 checks them: ascending numbers, matching ETags, all but the last at least 5 MiB. */
+function chooseParts(stored: MultipartPartRow[], listed: ListedPart[]): MultipartPartRow[] {
+  const byNumber = new Map(stored.map((part) => [part.part_number, part]));
+  const chosen: MultipartPartRow[] = [];
+  for (const [index, entry] of listed.entries()) {
+    if (index > 0 && entry.partNumber <= listed[index - 1]!.partNumber) {
+      throw new MultipartRefused('invalid-part-order', 'The list of parts was not in ascending order. Parts must be ordered by part number.');
+    }
+    const part = byNumber.get(entry.partNumber);
+    if (!part || part.md5 !== entry.etag.replace(/^"|"$/g, '').toLowerCase()) {
+      throw new MultipartRefused(
+        'invalid-part',
+        "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
+      );
+    }
+    chosen.push(part);
+  }
+  for (const part of chosen.slice(0, -1)) {
+    if (part.size < MIN_PART_BYTES) throw new MultipartRefused('too-small', 'Your proposed upload is smaller than the minimum allowed size');
+  }
+  return chosen;
+}
+
+/** S3's multipart ETag: the MD5 of the parts' binary MD5s, then `-<parts>`. */
+export function multipartEtag(parts: Pick<MultipartPartRow, 'md5'>[]): string {
+  const md5 = createHash('md5');
+  for (const part of parts) md5.update(Buffer.from(part.md5, 'hex'));
+  return `${md5.digest('hex')}-${parts.length}`;
+}
+
+/** The parts' bytes one after another, each blob opened only when the one before has ended. */
+function concatenated(ports: Pick<StoragePorts, 'blobs'>, parts: MultipartPartRow[]): Readable {
+  return Readable.from(
+    (async function* () {
+      for (const part of parts) yield* (await ports.blobs.get(part.storage_key)) as AsyncIterable<Buffer>;
+    })(),
+    { objectMode: false },
+  );
+}

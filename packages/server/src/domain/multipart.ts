@@ -1,0 +1,134 @@
+/**
+ * S3 multipart uploads: begin one, keep its parts (each streamed to its own
+ * blob and counted against the owner's cap while kept), end it. Completing
+ * one is in multipart-complete.ts. The refusals are S3's own notions, so they
+ * are a class of their own that the S3 door answers (s3/multipart-handlers.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { BlobTooLargeError } from '../blob/blob-store.js';
+import { findPart, findUpload, insertUpload, recordPart, removeUpload, type MultipartUploadRow } from '../db/repositories/multipart.js';
+import type { AccountRow, BucketIdentity } from '../db/schema.js';
+import { errors } from './errors.js';
+import type { StoragePorts } from './ports.js';
+import { UploadReservation } from './upload-reservations.js';
+import { timeOrderedUuid } from './uploads.js';
+import { planOf } from './users.js';
+
+export const MAX_PART_NUMBER = 10_000;
+
+export type MultipartRefusal = 'no-upload' | 'invalid-part' | 'invalid-part-order' | 'too-small' | 'invalid-part-number';
+
+export class MultipartRefused extends Error {
+  constructor(
+    readonly refusal: MultipartRefusal,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MultipartRefused';
+  }
+}
+
+export const noSuchUpload = () =>
+  new MultipartRefused(
+    'no-upload',
+    'The specified multipart upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
+  );
+
+/** Begins an upload; its id is random and unguessable (it names the upload in every later request). */
+export async function beginUpload(
+  ports: Pick<StoragePorts, 'db'>,
+  input: { owner: AccountRow; bucket: BucketIdentity; filename: string; contentType: string; metadata?: Record<string, string> | undefined },
+): Promise<string> {
+  const id = randomBytes(24).toString('base64url');
+  const metadata = input.metadata && Object.keys(input.metadata).length > 0 ? JSON.stringify(input.metadata) : null;
+  await insertUpload(ports.db, {
+    id,
+    owner_id: input.owner.id,
+    bucket_id: input.bucket.id,
+    filename: input.filename,
+    content_type: input.contentType,
+    metadata,
+    created_at: new Date().toISOString(),
+  });
+  return id;
+}
+
+/** The upload, or NoSuchUpload (also for another bucket's upload). */
+export async function requireUpload(ports: Pick<StoragePorts, 'db'>, bucket: BucketIdentity, uploadId: string): Promise<MultipartUploadRow> {
+  const upload = await findUpload(ports.db, uploadId, bucket.id);
+  if (!upload) throw noSuchUpload();
+  return upload;
+}
+
+export function parsePartNumber(text: string | undefined): number {
+  const number = text !== undefined && /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(number >= 1 && number <= MAX_PART_NUMBER)) {
+    throw new MultipartRefused('invalid-part-number', `Part number must be an integer between 1 and ${MAX_PART_NUMBER}, inclusive`);
+  }
+  return number;
+}
+
+export interface PartInput {
+  owner: AccountRow;
+  bucket: BucketIdentity;
+  uploadId: string;
+  partNumber: number;
+  body: Readable;
+  declaredSize: number;
+  rawRequestBody: boolean;
+  /** The hex MD5 of the body, once read: the part's ETag. */
+  md5Hex: () => string;
+}
+
+/**
+ * Stores a part, replacing any earlier one of that number. Its bytes are
+ * held against the cap while they stream (as any upload's) and kept counted
+ * once recorded; a part that would take the owner past the cap is refused
+ * with the cap's error and nothing is kept.
+ */
+export async function storePart(ports: StoragePorts, input: PartInput): Promise<string> {
+  const { owner, bucket } = input;
+  const maxFileBytes = ports.limits.maxFileBytes;
+  if (input.declaredSize > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);
+  await requireUpload(ports, bucket, input.uploadId);
+  const plan = planOf(owner);
+  const cap = ports.limits.plans[plan].storageBytes;
+  const earlier = (await findPart(ports.db, input.uploadId, input.partNumber))?.size ?? 0;
+  const reservation = await UploadReservation.take(ports.db, owner.id, Math.max(0, input.declaredSize - earlier), {
+    cap,
+    plan,
+    maxUploads: ports.limits.maxUploadsPerUser,
+  });
+  const storageKey = `${bucket.storage_name}/${timeOrderedUuid()}`;
+  let stored = false;
+  try {
+    let size: number;
+    try {
+      ({ size } = await ports.blobs.put(storageKey, input.body, { maxBytes: maxFileBytes, releaseChunks: input.rawRequestBody }));
+      stored = true;
+    } catch (error) {
+      throw error instanceof BlobTooLargeError ? errors.fileTooLarge(maxFileBytes) : error;
+    }
+    const md5 = input.md5Hex();
+    const now = new Date().toISOString();
+    const part = { upload_id: input.uploadId, part_number: input.partNumber, storage_key: storageKey, size, md5, created_at: now };
+    const recorded = await recordPart(ports.db, { userId: owner.id, cap, reservationId: reservation.id, now, part });
+    if ('refusal' in recorded) throw recorded.refusal === 'over-cap' ? errors.storageLimit(plan, cap) : noSuchUpload();
+    stored = false;
+    if (recorded.replaced) await ports.blobs.delete([recorded.replaced]).catch(() => {});
+    return md5;
+  } finally {
+    if (stored) await ports.blobs.delete([storageKey]).catch(() => {});
+    await reservation.release();
+  }
+}
+
+/** Ends an upload without an object: its parts and their bytes go. */
+export async function abortUpload(ports: StoragePorts, bucket: BucketIdentity, uploadId: string): Promise<void> {
+  await requireUpload(ports, bucket, uploadId);
+  const keys = await removeUpload(ports.db, uploadId);
+  if (keys === null) throw noSuchUpload();
+  // Best effort: a part blob left behind is no longer referenced, and garbage collection removes it.
+  if (keys.length > 0) await ports.blobs.delete(keys).catch(() => {});
+}

@@ -1,0 +1,114 @@
+/**
+ * CopyObject: PUT with x-amz-copy-source, within one owner's buckets. The
+ * copy is a new object with a blob of its own: the source's bytes are read
+ * from the store and go through uploadObject like any upload's, so the cap,
+ * the counts and the commit are the usual ones, and deleting either object
+ * later leaves the other whole.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import { BlobNotFoundError } from '../blob/blob-store.js';
+import { Readable, Transform } from 'node:stream';
+import { getOwnBucketByName } from '../domain/buckets.js';
+import { requirePermission } from '../domain/key-limits.js';
+import { objectBody } from '../domain/object-bytes.js';
+import { findReadable, parseFilename } from '../domain/objects.js';
+import { checkWriteCondition, uploadObject } from '../domain/uploads.js';
+import type { AppContext } from '../http/context.js';
+import { contentTypeFor } from '../http/uploads.js';
+import { CHECKSUM_ALGORITHMS } from './checksums.js';
+import { checkCopySourceConditions, writeConditionOf } from './conditions.js';
+import { S3Error, s3Errors } from './errors.js';
+import { ownBucket, sendXml, type S3Target } from './handler-support.js';
+import { metadataHeaders, metadataOf } from './metadata.js';
+
+/**
+ * x-amz-copy-source: `[/]bucket/key[?versionId=null]`, the key URL-encoded.
+ * Buckets here are unversioned, so the only version there is is `null`.
+ */
+export function parseCopySource(raw: string | string[] | undefined): { bucket: string; key: string } {
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  const invalid = () => s3Errors.invalidArgument('x-amz-copy-source must be /bucket/key, URL-encoded');
+  if (value === undefined) throw invalid();
+  const [path = '', query] = value.split('?', 2);
+  if (query !== undefined && query !== '' && query !== 'versionId=null') {
+    throw s3Errors.invalidArgument('Invalid version id specified: buckets here are unversioned; only versionId=null exists');
+  }
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path.startsWith('/') ? path.slice(1) : path);
+  } catch {
+    throw invalid();
+  }
+  const slash = decoded.indexOf('/');
+  if (slash <= 0 || slash === decoded.length - 1) throw invalid();
+  return { bucket: decoded.slice(0, slash), key: decoded.slice(slash + 1) };
+}
+
+/** The bytes as they pass to the upload, with their MD5 taken on the way (the copy's S3 ETag). */
+function md5Passing(body: Buffer | Readable): { stream: Readable; md5Hex: () => string } {
+  const md5 = createHash('md5');
+  let hex: string | undefined;
+  const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
+  const tap = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      md5.update(chunk);
+      done(null, chunk);
+    },
+  });
+  source.on('error', (error) => tap.destroy(error));
+  // An upload refused before it read every byte (over the cap) must not leave the store's stream open.
+  tap.on('close', () => source.destroy());
+  return { stream: source.pipe(tap), md5Hex: () => (hex ??= md5.digest('hex')) };
+}
+
+export async function CopyObject(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, target: S3Target): Promise<FastifyReply> {
+  const { caller } = target;
+  // Write on the target is the operation's own permission (operations.ts); reading the source needs read too.
+  requirePermission(caller.owner.limits, 'read');
+  const directive = request.headers['x-amz-metadata-directive'] ?? 'COPY';
+  if (directive !== 'COPY' && directive !== 'REPLACE') throw s3Errors.invalidArgument('Unknown metadata directive.');
+  const from = parseCopySource(request.headers['x-amz-copy-source']);
+  const sourceBucket = await getOwnBucketByName(ctx.db, caller.owner.user.id, from.bucket, caller.owner.limits);
+  const bucket = await ownBucket(ctx, target);
+  const filename = parseFilename(target.key);
+  if (sourceBucket.id === bucket.id && from.key === filename && directive === 'COPY') {
+    throw new S3Error(
+      'InvalidRequest',
+      400,
+      "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
+    );
+  }
+  const source = (await findReadable(ctx.storage, { id: sourceBucket.id }, from.key, caller.owner.user.id, caller.owner.limits)).object;
+  checkCopySourceConditions(request.headers, source);
+  const condition = writeConditionOf(request.headers);
+  if (condition) await checkWriteCondition(ctx.storage, bucket.id, filename, condition);
+
+  // A copy has no body of its own; anything sent is let go.
+  request.raw.resume();
+  const replace = directive === 'REPLACE';
+  const body = md5Passing(await objectBody(ctx.storage, source, null));
+  const checksums = source.checksums === null ? undefined : (JSON.parse(source.checksums) as Record<string, string>);
+  const upload = uploadObject(ctx.storage, {
+    owner: caller.owner.user,
+    bucket: { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name },
+    filename,
+    body: body.stream,
+    contentType: replace ? contentTypeFor(filename, request.headers['content-type']) : source.content_type,
+    declaredSize: source.size,
+    metadata: replace ? metadataOf(request.headers) : metadataHeaders(source),
+    etag: body.md5Hex,
+    // The same bytes have the same full-object checksums.
+    checksums: () => checksums,
+    ...(condition ? { condition } : {}),
+  });
+  await upload.catch((error: unknown) => {
+    body.stream.destroy();
+    // The source was replaced or deleted while it was being read (its bytes retired): it is gone, as S3 would say.
+    throw error instanceof BlobNotFoundError ? s3Errors.noSuchKey() : error;
+  });
+  const checksumElements = Object.fromEntries(
+    Object.entries(checksums ?? {}).map(([algorithm, value]) => [`Checksum${CHECKSUM_ALGORITHMS[algorithm]?.label ?? algorithm}`, value]),
+  );
+  return sendXml(reply, 'CopyObjectResult', { ETag: `"${body.md5Hex()}"`, LastModified: new Date().toISOString(), ...checksumElements });
+}

@@ -1,0 +1,134 @@
+/**
+ * S3 multipart uploads at the door: CreateMultipartUpload, UploadPart,
+ * CompleteMultipartUpload and AbortMultipartUpload, each translated onto
+ * domain/multipart.ts and multipart-complete.ts (listings: multipart-lists.ts).
+ * A part's body streams to the blob store as PutObject's does; its ETag is
+ * its MD5.
+ */
+import type { FastifyRequest } from 'fastify';
+import { completeUpload, type ListedPart } from '../domain/multipart-complete.js';
+import { abortUpload, beginUpload, MultipartRefused, parsePartNumber, storePart, type MultipartRefusal } from '../domain/multipart.js';
+import { parseFilename } from '../domain/objects.js';
+import { contentTypeFor, declaredLength } from '../http/uploads.js';
+import { S3Error, s3Errors } from './errors.js';
+import { ownBucket, sendXml, type Handler, type S3Target } from './handler-support.js';
+import { metadataOf } from './metadata.js';
+import type { S3Operation } from './operations.js';
+import { bodyStream } from './payload.js';
+import { queryValue, strictEncode } from './query.js';
+import { parseXml } from './xml.js';
+
+/** A part list names up to 10,000 parts, each with its ETag and perhaps a checksum: far more than other bucket bodies. */
+const MAX_COMPLETE_BODY_BYTES = 4 * 1024 * 1024;
+
+const S3_CODES: Record<MultipartRefusal, string> = {
+  'no-upload': 'NoSuchUpload',
+  'invalid-part': 'InvalidPart',
+  'invalid-part-order': 'InvalidPartOrder',
+  'too-small': 'EntityTooSmall',
+  'invalid-part-number': 'InvalidArgument',
+};
+
+/** The handler, its multipart refusals answered as S3's errors (NoSuchUpload is a 404, the rest 400). */
+export function answeringRefusals(handler: Handler): Handler {
+  return async (ctx, request, reply, target) => {
+    try {
+      return await handler(ctx, request, reply, target);
+    } catch (error) {
+      if (error instanceof MultipartRefused) throw new S3Error(S3_CODES[error.refusal], error.refusal === 'no-upload' ? 404 : 400, error.message);
+      throw error;
+    }
+  };
+}
+
+const uploadIdOf = (target: S3Target): string => queryValue(target.query, 'uploadId') ?? '';
+
+type MultipartOperation = 'CreateMultipartUpload' | 'UploadPart' | 'CompleteMultipartUpload' | 'AbortMultipartUpload';
+
+const handlers: Record<MultipartOperation, Handler> = {
+  async CreateMultipartUpload(ctx, request, reply, target) {
+    const bucket = await ownBucket(ctx, target);
+    const filename = parseFilename(target.key);
+    const uploadId = await beginUpload(ctx.storage, {
+      owner: target.caller.owner.user,
+      bucket,
+      filename,
+      contentType: contentTypeFor(filename, request.headers['content-type']),
+      metadata: metadataOf(request.headers),
+    });
+    return sendXml(reply, 'InitiateMultipartUploadResult', { Bucket: target.bucket, Key: target.key, UploadId: uploadId });
+  },
+
+  async UploadPart(ctx, request, reply, target) {
+    const bucket = await ownBucket(ctx, target);
+    const partNumber = parsePartNumber(queryValue(target.query, 'partNumber'));
+    const body = bodyStream(request, target.caller.claimed.payloadHash, target.caller, { md5: true });
+    const declaredSize = body.declaredSize ?? declaredLength(request);
+    if (declaredSize === undefined) throw s3Errors.missingContentLength();
+    const md5 = await storePart(ctx.storage, {
+      owner: target.caller.owner.user,
+      bucket,
+      uploadId: uploadIdOf(target),
+      partNumber,
+      body: body.stream,
+      declaredSize,
+      rawRequestBody: body.raw,
+      md5Hex: body.md5Hex!,
+    });
+    return reply.code(200).header('etag', `"${md5}"`).send();
+  },
+
+  async CompleteMultipartUpload(ctx, request, reply, target) {
+    const bucket = await ownBucket(ctx, target);
+    const parts = partList(await completeBody(request, target));
+    const result = await completeUpload(ctx.storage, { owner: target.caller.owner.user, bucket, uploadId: uploadIdOf(target), parts });
+    const path = [target.bucket, ...target.key.split('/')].map(strictEncode).join('/');
+    return sendXml(reply, 'CompleteMultipartUploadResult', {
+      Location: `${request.protocol}://${request.host}/${path}`,
+      Bucket: target.bucket,
+      Key: target.key,
+      ETag: `"${result.etag}"`,
+    });
+  },
+
+  async AbortMultipartUpload(ctx, _request, reply, target) {
+    const bucket = await ownBucket(ctx, target);
+    await abortUpload(ctx.storage, bucket, uploadIdOf(target));
+    return reply.code(204).send();
+  },
+};
+
+export const MULTIPART_HANDLERS: Pick<Record<S3Operation, Handler>, MultipartOperation> = {
+  CreateMultipartUpload: answeringRefusals(handlers.CreateMultipartUpload),
+  UploadPart: answeringRefusals(handlers.UploadPart),
+  CompleteMultipartUpload: answeringRefusals(handlers.CompleteMultipartUpload),
+  AbortMultipartUpload: answeringRefusals(handlers.AbortMultipartUpload),
+};
+
+/** The part list, read whole (it is small) and decoded and checked as any body is. */
+async function completeBody(request: FastifyRequest, target: S3Target): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of bodyStream(request, target.caller.claimed.payloadHash, target.caller).stream as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_COMPLETE_BODY_BYTES) throw s3Errors.invalidArgument('The request body is too large for this operation');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** <CompleteMultipartUpload><Part><PartNumber/><ETag/></Part>…; anything else, or no part at all, is MalformedXML. */
+function partList(text: string): ListedPart[] {
+  const root = parseXml(text)?.['CompleteMultipartUpload'];
+  const raw = typeof root === 'object' && root !== null ? (root as Record<string, unknown>)['Part'] : undefined;
+  const entries = Array.isArray(raw) ? (raw as unknown[]) : raw === undefined ? [] : [raw];
+  const parts = entries.map((entry) => {
+    const fields = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
+    const number = fields['PartNumber'];
+    const etag = fields['ETag'];
+    if (typeof number !== 'string' || typeof etag !== 'string') throw s3Errors.malformedXml();
+    return { partNumber: parsePartNumber(number), etag };
+  });
+  if (parts.length === 0) throw s3Errors.malformedXml();
+  return parts;
+}

@@ -1,0 +1,154 @@
+/**
+ * POST Object: a browser form upload with a signed policy (presigned POST).
+ * The form's fields are read first (post-form.ts); the credential's key is
+ * found and the policy's signature, expiry and conditions checked
+ * (post-policy.ts) with that key's limits and rate budget, as for a signed
+ * request; then the file part streams into the same uploadObject as
+ * PutObject (caps, single-file cap, commit), checked against the policy's
+ * content-length-range on its way, so a file outside it is never stored.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import { Transform } from 'node:stream';
+import { getBucketCors } from '../domain/bucket-cors.js';
+import { getOwnBucketByName } from '../domain/buckets.js';
+import { requirePermission } from '../domain/key-limits.js';
+import { baseName, filenamePath, parseFilename } from '../domain/objects.js';
+import { uploadObject } from '../domain/uploads.js';
+import { planOf } from '../domain/users.js';
+import type { AppContext } from '../http/context.js';
+import { contentTypeFor } from '../http/uploads.js';
+import { addCorsHeaders, addCorsHeadersByStorageName } from './cors-answers.js';
+import { S3Error, s3Errors } from './errors.js';
+import { metadataOf } from './metadata.js';
+import { S3_PERMISSION } from './operations.js';
+import { readPostForm, type PostForm } from './post-form.js';
+import { checkConditions, parsePolicy, policySignatureMatches, type PostPolicy } from './post-policy.js';
+import { splitUrl } from './query.js';
+import { parseCredential } from './sigv4.js';
+import { xmlDocument } from './xml.js';
+
+const tooLarge = () => new S3Error('EntityTooLarge', 400, 'Your proposed upload exceeds the maximum allowed size');
+const tooSmall = () => new S3Error('EntityTooSmall', 400, 'Your proposed upload is smaller than the minimum allowed size');
+
+export async function postObject(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, bucketName: string): Promise<FastifyReply> {
+  const form = await readPostForm(request).catch(async (error: unknown) => {
+    await addCorsHeadersByStorageName(ctx, request, reply, bucketName);
+    throw error;
+  });
+  let corsSet = false;
+  try {
+    const { owner, policy } = await authenticateForm(ctx, request, form);
+    requirePermission(owner.limits, S3_PERMISSION.PutObject);
+    const bucket = await getOwnBucketByName(ctx.db, owner.user.id, bucketName, owner.limits);
+    await addCorsHeaders(request, reply, () => getBucketCors(ctx.db, bucket.id));
+    corsSet = true;
+    const key = (form.fields.get('key') ?? '').replaceAll('${filename}', baseName(form.file.filename));
+    if (key === '') throw s3Errors.invalidArgument("Bucket POST must contain a field named 'key'.");
+    const fields = new Map(form.fields).set('key', key);
+    checkConditions(policy, fields, (name) => name === bucket.name || name === bucket.storage_name);
+    const bucketField = fields.get('bucket');
+    if (bucketField !== undefined && bucketField !== bucket.name && bucketField !== bucket.storage_name) {
+      throw s3Errors.invalidArgument('The bucket field does not name the bucket posted to');
+    }
+    const acl = fields.get('acl');
+    // An object has its bucket's visibility (as with PutObject), so only the two canned ACLs are taken.
+    if (acl !== undefined && acl !== 'private' && acl !== 'public-read') throw s3Errors.notImplemented(`acl ${acl}`);
+    const filename = parseFilename(key);
+    const checked = lengthChecked(policy);
+    form.file.stream.on('error', (error) => checked.stream.destroy(error));
+    await uploadObject(ctx.storage, {
+      owner: owner.user,
+      bucket: { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name },
+      filename,
+      body: form.file.stream.pipe(checked.stream),
+      contentType: contentTypeFor(filename, fields.get('content-type')),
+      metadata: metadataOf(Object.fromEntries(fields)),
+      etag: checked.md5Hex,
+      ...(policy.length ? { maxBytes: policy.length.max } : {}),
+    });
+    await form.finished;
+    return answer(request, reply, fields, { bucket: bucketName, key, etag: `"${checked.md5Hex()}"` });
+  } catch (error) {
+    // What is left of the body is read and dropped, so the connection can carry the answer.
+    form.file.stream.resume();
+    if (!corsSet) await addCorsHeadersByStorageName(ctx, request, reply, bucketName);
+    throw error;
+  }
+}
+
+/** The key that signed the policy, as auth.ts finds a signer: unknown keys and bad signatures spend the per-IP budget, good ones the owner's. */
+async function authenticateForm(ctx: AppContext, request: FastifyRequest, form: PostForm) {
+  const field = (name: string): string => {
+    const value = form.fields.get(name);
+    if (value === undefined) throw s3Errors.invalidArgument(`Bucket POST must contain a field named '${name}'.`);
+    return value;
+  };
+  if (form.fields.has('awsaccesskeyid') || form.fields.has('signature')) throw s3Errors.onlySigV4();
+  if (form.fields.has('x-amz-security-token')) throw s3Errors.notImplemented('x-amz-security-token');
+  if (field('x-amz-algorithm') !== 'AWS4-HMAC-SHA256') throw s3Errors.invalidArgument('x-amz-algorithm must be AWS4-HMAC-SHA256');
+  const policyBase64 = field('policy');
+  const credential = parseCredential(field('x-amz-credential'), field('x-amz-date'));
+  const signature = field('x-amz-signature');
+  const owner = await ctx.apiKeys.byAccessKeyId(credential.accessKeyId);
+  const secret = owner ? ctx.s3Credentials.open(credential.accessKeyId, owner.sealedSecret) : null;
+  if (!owner || secret === null) {
+    await ctx.rateLimits.consumeIp(request.ip);
+    throw s3Errors.invalidAccessKeyId();
+  }
+  if (!policySignatureMatches(policyBase64, signature, secret, credential.scope)) {
+    await ctx.rateLimits.consumeIp(request.ip);
+    throw s3Errors.signatureDoesNotMatch();
+  }
+  await ctx.rateLimits.consumeUser(owner.user.id, planOf(owner.user));
+  const policy: PostPolicy = parsePolicy(policyBase64, Date.now());
+  return { owner, policy };
+}
+
+/** Counts and hashes the file as it passes; past the range's maximum, or short of its minimum at the end, the stream fails and nothing is committed. */
+function lengthChecked(policy: PostPolicy): { stream: Transform; md5Hex: () => string } {
+  const md5 = createHash('md5');
+  let size = 0;
+  let hex: string | undefined;
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (policy.length && size > policy.length.max) return done(tooLarge());
+      md5.update(chunk);
+      done(null, chunk);
+    },
+    flush(done) {
+      done(policy.length && size < policy.length.min ? tooSmall() : null);
+    },
+  });
+  return { stream, md5Hex: () => (hex ??= md5.digest('hex')) };
+}
+
+/** success_action_redirect (303 with bucket, key and etag), else success_action_status 200 or 201 (with a PostResponse), else 204. */
+function answer(request: FastifyRequest, reply: FastifyReply, fields: ReadonlyMap<string, string>, result: { bucket: string; key: string; etag: string }) {
+  const host = request.headers.host ?? 'localhost';
+  const location = `${request.protocol}://${host}${splitUrl(request.url).path.replace(/\/$/, '')}/${filenamePath(result.key)}`;
+  reply.header('etag', result.etag).header('location', location);
+  const redirect = redirectTo(fields.get('success_action_redirect') ?? fields.get('redirect'));
+  if (redirect !== undefined) {
+    for (const [name, value] of Object.entries(result)) redirect.searchParams.set(name, value);
+    return reply.code(303).header('location', redirect.toString()).send();
+  }
+  const status = fields.get('success_action_status');
+  if (status === '201') {
+    const body = xmlDocument('PostResponse', { Location: location, Bucket: result.bucket, Key: result.key, ETag: result.etag }, false);
+    return reply.code(201).header('content-type', 'application/xml').send(body);
+  }
+  return reply.code(status === '200' ? 200 : 204).send();
+}
+
+/** An absolute http(s) url, or undefined (S3 ignores a redirect it cannot use and answers the status). */
+function redirectTo(value: string | undefined): URL | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,349 @@
+/**
+ * Browser uploads through the S3 API (issue 24): presigned POST forms made
+ * by @aws-sdk/s3-presigned-post and posted with fetch and FormData as a
+ * browser page would, and bucket CORS (the SDK's Put/Get/DeleteBucketCors,
+ * preflights, and the headers on actual requests).
+ */
+import {
+  CreateBucketCommand,
+  DeleteBucketCorsCommand,
+  GetBucketCorsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutBucketCorsCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { createPresignedPost, type PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, signUp, type TestUser } from './helpers/client.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+let server: TestServer;
+let s3Url: string;
+let alice: TestUser;
+let s3: S3Client;
+
+beforeAll(async () => {
+  server = await startTestServer({ s3: true });
+  if (server.s3Url === null) throw new Error('the S3 listener did not start');
+  s3Url = server.s3Url;
+  alice = await signUp(server.url);
+  s3 = new S3Client({
+    endpoint: s3Url,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: alice.accessKeyId, secretAccessKey: alice.secretAccessKey },
+    maxAttempts: 1,
+  });
+});
+afterAll(() => server.close());
+
+let bucketCount = 0;
+async function newBucket(): Promise<string> {
+  const name = `post-test-${++bucketCount}-${Date.now().toString(36)}`;
+  await s3.send(new CreateBucketCommand({ Bucket: name }));
+  return name;
+}
+
+async function s3Error(promise: Promise<unknown>): Promise<{ name: string; status: number | undefined }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof S3ServiceException) return { name: error.name, status: error.$metadata.httpStatusCode };
+    throw error;
+  }
+  throw new Error('expected the command to fail');
+}
+
+/** A form as a browser page builds it: the presigned fields, then (last) the file. */
+async function postForm(url: string, fields: Record<string, string>, file: Buffer, filename = 'photo.png', extra: Record<string, string> = {}) {
+  const form = new FormData();
+  for (const [name, value] of Object.entries({ ...fields, ...extra })) form.append(name, value);
+  form.append('file', new Blob([new Uint8Array(file)]), filename);
+  return fetch(url, { method: 'POST', body: form, redirect: 'manual' });
+}
+
+const errorCode = async (response: Response) => /<Code>([^<]*)<\/Code>/.exec(await response.text())?.[1];
+const exists = (bucket: string, key: string) =>
+  s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
+    () => true,
+    () => false,
+  );
+const presign = (options: PresignedPostOptions) => createPresignedPost(s3, options);
+
+describe('presigned POST', () => {
+  it('stores the file: 201 with a PostResponse, the S3 ETag, Content-Type and x-amz-meta-* fields kept', async () => {
+    const bucket = await newBucket();
+    const bytes = Buffer.from('a small picture');
+    const { url, fields } = await presign({
+      Bucket: bucket,
+      Key: 'uploads/${filename}',
+      Conditions: [
+        ['starts-with', '$Content-Type', 'image/'],
+        ['content-length-range', 1, 1024],
+        { success_action_status: '201' },
+        { 'x-amz-meta-by': 'alice' },
+      ],
+      Fields: { success_action_status: '201', 'Content-Type': 'image/png', 'x-amz-meta-by': 'alice' },
+    });
+    expect(url).toBe(`${s3Url}/${bucket}`);
+    const response = await postForm(url, fields, bytes, 'cat.png');
+    const body = await response.text();
+    expect(response.status).toBe(201);
+    const md5 = createHash('md5').update(bytes).digest('hex');
+    expect(response.headers.get('etag')).toBe(`"${md5}"`);
+    expect(body).toContain('<PostResponse>');
+    expect(body).toContain('<Key>uploads/cat.png</Key>');
+    expect(body).toContain(`<Bucket>${bucket}</Bucket>`);
+    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'uploads/cat.png' }));
+    expect(await got.Body?.transformToString()).toBe('a small picture');
+    expect(got.ContentType).toBe('image/png');
+    expect(got.ETag).toBe(`"${md5}"`);
+    expect(got.Metadata).toEqual({ by: 'alice' });
+  });
+
+  it('answers 204 by default, and 303 to success_action_redirect with bucket, key and etag', async () => {
+    const bucket = await newBucket();
+    const plain = await presign({ Bucket: bucket, Key: 'a.txt' });
+    const first = await postForm(plain.url, plain.fields, Buffer.from('one'));
+    expect(first.status).toBe(204);
+    expect(await exists(bucket, 'a.txt')).toBe(true);
+
+    const redirected = await presign({
+      Bucket: bucket,
+      Key: 'b.txt',
+      Fields: { success_action_redirect: 'https://app.example/done' },
+    });
+    const second = await postForm(redirected.url, redirected.fields, Buffer.from('two'));
+    expect(second.status).toBe(303);
+    const location = new URL(second.headers.get('location') ?? '');
+    expect(location.origin + location.pathname).toBe('https://app.example/done');
+    expect(location.searchParams.get('bucket')).toBe(bucket);
+    expect(location.searchParams.get('key')).toBe('b.txt');
+    expect(location.searchParams.get('etag')).toBe(`"${createHash('md5').update('two').digest('hex')}"`);
+  });
+
+  it('refuses a file outside content-length-range (EntityTooLarge / EntityTooSmall) and stores nothing', async () => {
+    const bucket = await newBucket();
+    const { url, fields } = await presign({ Bucket: bucket, Key: 'sized.bin', Conditions: [['content-length-range', 10, 100]] });
+    const large = await postForm(url, fields, Buffer.alloc(101, 1));
+    expect(large.status).toBe(400);
+    expect(await errorCode(large)).toBe('EntityTooLarge');
+    const small = await postForm(url, fields, Buffer.alloc(9, 1));
+    expect(small.status).toBe(400);
+    expect(await errorCode(small)).toBe('EntityTooSmall');
+    expect(await exists(bucket, 'sized.bin')).toBe(false);
+    // A large file past the range (beyond what is kept inline) is refused too.
+    const { url: url2, fields: fields2 } = await presign({ Bucket: bucket, Key: 'big.bin', Conditions: [['content-length-range', 0, 200_000]] });
+    const big = await postForm(url2, fields2, Buffer.alloc(300_000, 2));
+    expect(await errorCode(big)).toBe('EntityTooLarge');
+    expect(await exists(bucket, 'big.bin')).toBe(false);
+    const ok = await postForm(url, fields, Buffer.alloc(50, 1));
+    expect(ok.status).toBe(204);
+  });
+
+  it('refuses an expired policy, a tampered policy and a key outside its starts-with condition', async () => {
+    const bucket = await newBucket();
+    const expired = await presign({ Bucket: bucket, Key: 'late.txt', Expires: -60 });
+    const late = await postForm(expired.url, expired.fields, Buffer.from('x'));
+    expect(late.status).toBe(403);
+    const lateBody = await late.text();
+    expect(lateBody).toContain('<Code>AccessDenied</Code>');
+    expect(lateBody).toContain('Invalid according to Policy: Policy expired.');
+
+    const good = await presign({ Bucket: bucket, Key: 'user/${filename}' });
+    const policy = JSON.parse(Buffer.from(good.fields.Policy ?? '', 'base64').toString()) as { conditions: unknown[] };
+    policy.conditions = policy.conditions.map((c) => (Array.isArray(c) && c[1] === '$key' ? ['starts-with', '$key', ''] : c));
+    const tampered = await postForm(
+      good.url,
+      { ...good.fields, Policy: Buffer.from(JSON.stringify(policy)).toString('base64'), key: 'elsewhere.txt' },
+      Buffer.from('x'),
+    );
+    expect(tampered.status).toBe(403);
+    expect(await errorCode(tampered)).toBe('SignatureDoesNotMatch');
+
+    const outside = await postForm(good.url, { ...good.fields, key: 'admin/evil.txt' }, Buffer.from('x'));
+    expect(outside.status).toBe(403);
+    const outsideBody = await outside.text();
+    // The message names the condition (quotes escaped in the XML).
+    expect(outsideBody).toContain('Invalid according to Policy: Policy Condition failed: [&quot;starts-with&quot;,&quot;$key&quot;,&quot;user/&quot;]');
+    // A field the policy does not name is refused as well (it could change what is stored).
+    const extra = await postForm(good.url, good.fields, Buffer.from('x'), 'a.txt', { 'Content-Type': 'text/html' });
+    expect(extra.status).toBe(403);
+    expect(await extra.text()).toContain('Extra input fields: content-type');
+    expect(await exists(bucket, 'admin/evil.txt')).toBe(false);
+    expect(await exists(bucket, 'elsewhere.txt')).toBe(false);
+
+    const inside = await postForm(good.url, good.fields, Buffer.from('fine'), 'ok.txt');
+    expect(inside.status).toBe(204);
+    expect(await exists(bucket, 'user/ok.txt')).toBe(true);
+  });
+
+  it('refuses a form whose file is not last, one without a file, and a body that is not multipart', async () => {
+    const bucket = await newBucket();
+    const { url, fields } = await presign({ Bucket: bucket, Key: 'first.txt' });
+    const fileFirst = new FormData();
+    fileFirst.append('file', new Blob(['x']), 'first.txt');
+    for (const [name, value] of Object.entries(fields)) fileFirst.append(name, value);
+    const first = await fetch(url, { method: 'POST', body: fileFirst });
+    expect(first.status).toBe(400);
+    const noFile = new FormData();
+    for (const [name, value] of Object.entries(fields)) noFile.append(name, value);
+    const none = await fetch(url, { method: 'POST', body: noFile });
+    expect(none.status).toBe(400);
+    const broken = await fetch(url, { method: 'POST', body: '--b\r\nnonsense', headers: { 'content-type': 'multipart/form-data; boundary=b' } });
+    expect(broken.status).toBe(400);
+    expect(await exists(bucket, 'first.txt')).toBe(false);
+  });
+});
+
+/** The bucket's storage_bucket_name (how unsigned requests name it), read from a file url of the Pail API. */
+async function storageNameOf(bucket: string): Promise<string> {
+  const headers = { 'x-api-key': alice.apiKey };
+  const buckets = (await json(await fetch(`${server.url}/api/v1/buckets`, { headers }))).data as { id: number; name: string }[];
+  const id = buckets.find((b) => b.name === bucket)?.id;
+  const files = (await json(await fetch(`${server.url}/api/v1/buckets/${id}/files`, { headers }))).data as { url: string }[];
+  return new URL(files[0]?.url ?? '').pathname.split('/').slice(-2, -1)[0] ?? '';
+}
+
+describe('bucket CORS', () => {
+  const rules = [
+    {
+      ID: 'app',
+      AllowedOrigins: ['https://app.example', 'https://*.preview.example'],
+      AllowedMethods: ['GET', 'PUT', 'POST'],
+      AllowedHeaders: ['content-type', 'x-amz-*'],
+      ExposeHeaders: ['ETag'],
+      MaxAgeSeconds: 600,
+    },
+    { AllowedOrigins: ['*'], AllowedMethods: ['HEAD'] },
+  ];
+
+  it('PutBucketCors, GetBucketCors and DeleteBucketCors round trip; none is NoSuchCORSConfiguration', async () => {
+    const bucket = await newBucket();
+    expect(await s3Error(s3.send(new GetBucketCorsCommand({ Bucket: bucket })))).toEqual({ name: 'NoSuchCORSConfiguration', status: 404 });
+    await s3.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: { CORSRules: rules } }));
+    const got = await s3.send(new GetBucketCorsCommand({ Bucket: bucket }));
+    expect(got.CORSRules).toEqual([rules[0], { AllowedOrigins: ['*'], AllowedMethods: ['HEAD'] }]);
+    const bad = { AllowedOrigins: ['https://*.*.example'], AllowedMethods: ['GET'] };
+    expect(await s3Error(s3.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: { CORSRules: [bad] } })))).toMatchObject({ status: 400 });
+    const patch = { AllowedOrigins: ['*'], AllowedMethods: ['PATCH'] };
+    expect(await s3Error(s3.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: { CORSRules: [patch] } })))).toMatchObject({ status: 400 });
+    await s3.send(new DeleteBucketCorsCommand({ Bucket: bucket }));
+    expect(await s3Error(s3.send(new GetBucketCorsCommand({ Bucket: bucket })))).toMatchObject({ name: 'NoSuchCORSConfiguration' });
+  });
+
+  it('answers preflights by the rules (storage name), and adds Access-Control-Allow-Origin to actual requests', async () => {
+    const bucket = await newBucket();
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'pic.txt', Body: 'picture' }));
+    const storageName = await storageNameOf(bucket);
+    const objectUrl = `${s3Url}/${storageName}/pic.txt`;
+    const preflight = (origin: string, method: string, headers?: string) =>
+      fetch(objectUrl, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': method, ...(headers ? { 'access-control-request-headers': headers } : {}) },
+      });
+
+    const disabled = await preflight('https://app.example', 'PUT');
+    expect(disabled.status).toBe(403);
+    expect(await errorCode(disabled)).toBe('CORSResponse');
+
+    await s3.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: { CORSRules: rules } }));
+    const allowed = await preflight('https://app.example', 'PUT', 'Content-Type, X-Amz-Date');
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(allowed.headers.get('access-control-allow-methods')).toBe('GET, PUT, POST');
+    expect(allowed.headers.get('access-control-allow-headers')).toBe('content-type, x-amz-date');
+    expect(allowed.headers.get('access-control-max-age')).toBe('600');
+    expect(allowed.headers.get('vary')).toContain('Origin');
+    const wildcard = await preflight('https://pr-7.preview.example', 'POST');
+    expect(wildcard.headers.get('access-control-allow-origin')).toBe('https://pr-7.preview.example');
+    const anyOrigin = await preflight('https://other.example', 'HEAD');
+    expect(anyOrigin.headers.get('access-control-allow-origin')).toBe('*');
+
+    for (const refused of [
+      await preflight('https://evil.example', 'PUT'),
+      await preflight('https://app.example', 'DELETE'),
+      await preflight('https://app.example', 'PUT', 'authorization-extra'),
+    ]) {
+      expect(refused.status).toBe(403);
+      expect(await refused.text()).toContain('This CORS request is not allowed');
+    }
+
+    // An actual signed GET from an allowed origin (by the bucket's name), and an unsigned one refused (private bucket), both carry the headers.
+    const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
+    const signed = await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: 'pic.txt' }), { expiresIn: 60 });
+    const get = await fetch(signed, { headers: { origin: 'https://app.example' } });
+    expect(get.status).toBe(200);
+    expect(get.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(get.headers.get('access-control-expose-headers')).toBe('ETag');
+    const denied = await fetch(objectUrl, { headers: { origin: 'https://app.example' } });
+    expect(denied.status).toBe(403);
+    expect(denied.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    const foreign = await fetch(signed, { headers: { origin: 'https://evil.example' } });
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('a presigned POST from an allowed origin gets Access-Control-Allow-Origin on its answer', async () => {
+    const bucket = await newBucket();
+    await s3.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: { CORSRules: rules } }));
+    const { url, fields } = await presign({ Bucket: bucket, Key: 'from-browser.txt' });
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    form.append('file', new Blob(['hello']), 'from-browser.txt');
+    const response = await fetch(url, { method: 'POST', body: form, headers: { origin: 'https://app.example' } });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example');
+  });
+});
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** A real browser: a page served from another origin posts the form with fetch, as an app would. */
+describe.skipIf(!existsSync(CHROMIUM))('in Chromium', () => {
+  let page: Server;
+  afterAll(() => new Promise<void>((done) => (page ? page.close(() => done()) : done())));
+
+  it('a page on another origin uploads with a presigned POST and reads the answer (CORS)', async () => {
+    const bucket = await newBucket();
+    let html = '';
+    page = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(html));
+    await new Promise<void>((done) => page.listen(0, '127.0.0.1', done));
+    const origin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
+    await s3.send(
+      new PutBucketCorsCommand({
+        Bucket: bucket,
+        CORSConfiguration: { CORSRules: [{ AllowedOrigins: [origin], AllowedMethods: ['POST'], ExposeHeaders: ['ETag'] }] },
+      }),
+    );
+    const signed = await presign({ Bucket: bucket, Key: 'browser/${filename}', Conditions: [['content-length-range', 1, 1024]] });
+    html = `<!doctype html><script>
+      window.upload = async () => {
+        const { url, fields } = ${JSON.stringify(signed)};
+        const form = new FormData();
+        for (const [name, value] of Object.entries(fields)) form.append(name, value);
+        form.append('file', new Blob(['from chromium']), 'note.txt');
+        const response = await fetch(url, { method: 'POST', body: form });
+        return { status: response.status, etag: response.headers.get('etag') };
+      };
+    </script>`;
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    try {
+      const tab = await browser.newPage();
+      await tab.goto(origin);
+      const result = await tab.evaluate(() => (window as unknown as { upload: () => Promise<{ status: number; etag: string | null }> }).upload());
+      expect(result).toEqual({ status: 204, etag: `"${createHash('md5').update('from chromium').digest('hex')}"` });
+    } finally {
+      await browser.close();
+    }
+    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'browser/note.txt' }));
+    expect(await got.Body?.transformToString()).toBe('from chromium');
+  }, 60_000);
+});
