@@ -275,7 +275,9 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
     const out = await ok(dataDir, [...args.map((arg) => (arg === 'reader' ? 'writer' : arg === 'read' ? 'read,write' : arg))]);
     expect(out).toContain(`Buckets: ${a},${c}; permissions: read,write; expires: never.\n`);
     const table = await ok(dataDir, ['keys', 'list', 'limits@example.com']);
-    expect(table).toMatch(new RegExp(`\\n${created.id}\\s+reader\\s+\\S+\\s+[A-Z2-7]{20}\\s+${a},${c}\\s+read\\s+.*UTC\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\n`));
+    expect(table).toMatch(
+      new RegExp(`\\n${created.id}\\s+reader\\s+\\S+\\s+[A-Z2-7]{20}\\s+${a},${c}\\s+read\\s+.*UTC\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\n`),
+    );
     expect(table).toMatch(/\s+writer\s+\S+\s+[A-Z2-7]{20}\s+\d+,\d+\s+read,write\s+.*\s+never\n/);
     expect(table).toMatch(/\s+API key\s+\S+\s+[A-Z2-7]{20}\s+all\s+all\s+.*\s+never\n/);
   });
