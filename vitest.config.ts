@@ -22,6 +22,8 @@ const NOT_BACKEND_SPECIFIC = [
   'packages/server/test/disk-full.test.ts',
   'packages/server/test/process.test.ts',
   'packages/server/test/s3-crash.test.ts',
+  'packages/server/test/s3-multipart-crash.test.ts',
+  'packages/server/test/s3-tools-large.test.ts',
   'packages/server/test/sqlite-writes.test.ts',
 ];
 /** Only meaningful on shared backends. */

@@ -64,6 +64,8 @@ export interface Config {
   cacheMaxBytes: number;
   /** Seconds an orphaned blob must be old before garbage collection removes it. */
   gcGraceSeconds: number;
+  /** Seconds after which an unfinished S3 multipart upload is removed with its parts (S3's usual lifecycle: 7 days). */
+  multipartExpirySeconds: number;
   /**
    * Which X-Forwarded-For/-Proto to believe (client IPs for rate limits):
    * none, the nearest N hops, or those set by the listed proxy addresses.
@@ -250,6 +252,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     cacheMaxObjectBytes: integer(env, 'CACHE_MAX_OBJECT_BYTES', 64 * 1024),
     cacheMaxBytes: integer(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024),
     gcGraceSeconds: integer(env, 'GC_GRACE_SECONDS', 3600),
+    multipartExpirySeconds: integer(env, 'MULTIPART_EXPIRY_SECONDS', 7 * 24 * 3600, 1),
     trustProxy: trustedProxies(env, 'TRUST_PROXY'),
     dashboardDir: env.DASHBOARD_DIR || undefined,
     idleTimeoutSeconds: integer(env, 'IDLE_TIMEOUT_SECONDS', 30, 1, 3600),

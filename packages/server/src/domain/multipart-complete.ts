@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { UploadResult } from '@pail/shared';
+import type { WriteCondition } from '../db/object-writes/object-writes.js';
 import { listParts, removeUpload, type MultipartPartRow } from '../db/repositories/multipart.js';
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { MAX_PART_NUMBER, MultipartRefused, noSuchUpload, requireUpload } from './multipart.js';
@@ -28,6 +29,8 @@ export interface CompleteInput {
   bucket: BucketIdentity;
   uploadId: string;
   parts: ListedPart[];
+  /** S3's conditional write (If-None-Match: *, If-Match), checked in the commit; refused, the upload stays to be retried or aborted. */
+  condition?: WriteCondition | undefined;
 }
 
 export async function completeUpload(ports: StoragePorts, input: CompleteInput): Promise<UploadResult & { etag: string }> {
@@ -45,6 +48,7 @@ export async function completeUpload(ports: StoragePorts, input: CompleteInput):
     ...(upload.metadata !== null ? { metadata: JSON.parse(upload.metadata) as Record<string, string> } : {}),
     etag: () => etag,
     heldBytes: size,
+    ...(input.condition ? { condition: input.condition } : {}),
   });
   // The object is committed; the upload and every part it kept (listed or not) go.
   const keys = await removeUpload(ports.db, upload.id);

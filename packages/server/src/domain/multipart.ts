@@ -40,7 +40,8 @@ export async function beginUpload(
   ports: Pick<StoragePorts, 'db'>,
   input: { owner: AccountRow; bucket: BucketIdentity; filename: string; contentType: string; metadata?: Record<string, string> | undefined },
 ): Promise<string> {
-  const id = randomBytes(24).toString('base64url');
+  // Hex, not base64url: an id starting with '-' reads as an option to command-line tools (aws s3api … --upload-id -x…).
+  const id = randomBytes(24).toString('hex');
   const metadata = input.metadata && Object.keys(input.metadata).length > 0 ? JSON.stringify(input.metadata) : null;
   await insertUpload(ports.db, {
     id,

@@ -9,7 +9,9 @@ import type { FastifyRequest } from 'fastify';
 import { completeUpload, type ListedPart } from '../domain/multipart-complete.js';
 import { abortUpload, beginUpload, MultipartRefused, parsePartNumber, storePart, type MultipartRefusal } from '../domain/multipart.js';
 import { parseFilename } from '../domain/objects.js';
+import { checkWriteCondition } from '../domain/uploads.js';
 import { contentTypeFor, declaredLength } from '../http/uploads.js';
+import { writeConditionOf } from './conditions.js';
 import { S3Error, s3Errors } from './errors.js';
 import { ownBucket, sendXml, type Handler, type S3Target } from './handler-support.js';
 import { metadataOf } from './metadata.js';
@@ -80,8 +82,11 @@ const handlers: Record<MultipartOperation, Handler> = {
 
   async CompleteMultipartUpload(ctx, request, reply, target) {
     const bucket = await ownBucket(ctx, target);
+    // As PutObject: refused early when it cannot hold, and checked again in the commit.
+    const condition = writeConditionOf(request.headers);
+    if (condition) await checkWriteCondition(ctx.storage, bucket.id, parseFilename(target.key), condition);
     const parts = partList(await completeBody(request, target));
-    const result = await completeUpload(ctx.storage, { owner: target.caller.owner.user, bucket, uploadId: uploadIdOf(target), parts });
+    const result = await completeUpload(ctx.storage, { owner: target.caller.owner.user, bucket, uploadId: uploadIdOf(target), parts, condition });
     const path = [target.bucket, ...target.key.split('/')].map(strictEncode).join('/');
     return sendXml(reply, 'CompleteMultipartUploadResult', {
       Location: `${request.protocol}://${request.host}/${path}`,

@@ -13,9 +13,9 @@ export interface XmlElement {
 }
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: false, format: false });
-const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: true, processEntities: true });
+const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: true, processEntities: true, htmlEntities: true });
 // Object keys may begin or end with spaces, so a body naming keys (DeleteObjects) keeps every value as sent.
-const untrimmedParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, processEntities: true });
+const untrimmedParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, processEntities: true, htmlEntities: true });
 
 /** A whole document with one root element; `namespaced` adds S3's xmlns (error bodies have none). */
 export function xmlDocument(root: string, content: XmlElement | string, namespaced = true): string {

@@ -5,17 +5,21 @@
  * other's S3 port at once. Needs PAIL_TEST_BACKEND=scaled (the scaled project).
  */
 import {
+  CompleteMultipartUploadCommand,
   CreateBucketCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListBucketsCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendKind, scaledBackendEnv, type BackendEnv } from '../helpers/backends.js';
 import { json, signUp, type TestUser } from '../helpers/client.js';
@@ -125,6 +129,43 @@ describe('the S3 API on two server processes sharing PostgreSQL, Redis and S3', 
     expect(await (await viaA.send(new GetObjectCommand({ Bucket: bucket, Key: 'note.txt' }))).Body!.transformToString()).toBe('second, longer');
     await viaB.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'note.txt' }));
     expect(await s3Error(viaA.send(new GetObjectCommand({ Bucket: bucket, Key: 'note.txt' })))).toMatchObject({ name: 'NoSuchKey', status: 404 });
+  });
+
+  it('a multipart upload created and given its parts through A is listed and completed through B; the object reads the same on both', async () => {
+    const user = await signUp(a.server.url);
+    const viaA = s3(a, credentialsOf(user));
+    const viaB = s3(b, credentialsOf(user));
+    const bucket = `mp-${randomBytes(4).toString('hex')}`;
+    const key = 'dir/parts é.bin';
+    await viaA.send(new CreateBucketCommand({ Bucket: bucket }));
+    const parts = [randomBytes(5 * 1024 * 1024), randomBytes(5 * 1024 * 1024), randomBytes(12_345)];
+    const { UploadId } = await viaA.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: 'application/x-test' }));
+    const etags: string[] = [];
+    for (const [index, body] of parts.entries()) {
+      etags.push((await viaA.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: index + 1, Body: body }))).ETag!);
+    }
+    const listed = await viaB.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId }));
+    expect(listed.Parts?.map((p) => [p.PartNumber, p.Size, p.ETag])).toEqual(parts.map((body, index) => [index + 1, body.length, etags[index]]));
+
+    const completed = await viaB.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: bucket,
+        Key: key,
+        UploadId,
+        MultipartUpload: { Parts: etags.map((ETag, index) => ({ ETag, PartNumber: index + 1 })) },
+      }),
+    );
+    const md5s = Buffer.concat(parts.map((body) => createHash('md5').update(body).digest()));
+    const etag = `"${createHash('md5').update(md5s).digest('hex')}-3"`;
+    expect(completed.ETag).toBe(etag);
+    const whole = Buffer.concat(parts);
+    for (const via of [viaA, viaB]) {
+      const got = await via.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      expect({ etag: got.ETag, type: got.ContentType, length: got.ContentLength }).toEqual({ etag, type: 'application/x-test', length: whole.length });
+      expect(Buffer.from(await got.Body!.transformToByteArray()).equals(whole)).toBe(true);
+    }
+    // Finished on B: gone for A too.
+    expect(await s3Error(viaA.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId })))).toEqual({ name: 'NoSuchUpload', status: 404 });
   });
 
   it('a key revoked through the Pail API on A is refused on B’s S3 port at once: 403 InvalidAccessKeyId', async () => {

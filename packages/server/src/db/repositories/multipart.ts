@@ -86,6 +86,12 @@ export function removeUpload(db: Db, id: string): Promise<string[] | null> {
   });
 }
 
+/** Up to `limit` ids of uploads begun before `cutoff` (an ISO time), oldest first: the ones the expiry sweep removes. */
+export async function uploadsBegunBefore(db: Db, cutoff: string, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('multipart_uploads').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(limit).execute();
+  return rows.map((row) => row.id);
+}
+
 /** Which of these storage keys kept parts hold (garbage collection keeps them). */
 export async function partKeys(db: Db, storageKeys: string[]): Promise<string[]> {
   if (storageKeys.length === 0) return [];

@@ -1,11 +1,13 @@
 /**
  * Work the server does on its own: finish bucket deletions an earlier
- * process did not, collect garbage now and then, and close every store when
- * the app closes.
+ * process did not, collect garbage and remove expired multipart uploads now
+ * and then (the uploads also at start, since a process may not live 15
+ * minutes), and close every store when the app closes.
  */
 import fp from 'fastify-plugin';
 import { resumePurges } from '../../domain/bucket-deletion.js';
 import { collectGarbage } from '../../domain/garbage-collection.js';
+import { expireMultipartUploads } from '../../domain/multipart-expiry.js';
 import type { AppContext } from '../context.js';
 import type { Scope } from '../route.js';
 
@@ -15,12 +17,18 @@ export const backgroundWork = fp(
   async (app: Scope, ctx: AppContext) => {
     const gc = () =>
       collectGarbage(ctx.storage, ctx.config.gcGraceSeconds).catch((error: unknown) => app.log.warn({ err: error }, 'garbage collection failed'));
+    const expire = () =>
+      expireMultipartUploads(ctx.storage, ctx.config.multipartExpirySeconds).catch((error: unknown) =>
+        app.log.warn({ err: error }, 'removing expired multipart uploads failed'),
+      );
     const purging = resumePurges(ctx.storage).catch((error: unknown) => app.log.warn({ err: error }, 'resuming bucket deletions failed'));
-    const timer = setInterval(() => void gc(), GC_INTERVAL_MS);
+    const expiring = expire();
+    // Expired uploads first: the blobs their removal leaves behind (if deleting them failed) are then garbage.
+    const timer = setInterval(() => void expire().then(gc), GC_INTERVAL_MS);
     timer.unref();
     app.addHook('onClose', async () => {
       clearInterval(timer);
-      await purging;
+      await Promise.all([purging, expiring]);
       await ctx.close();
     });
   },
