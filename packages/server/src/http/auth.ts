@@ -160,7 +160,8 @@ async function authenticateSignedUrl(ctx: AppContext, request: FastifyRequest, r
   const urlKey = `${request.method === 'PUT' ? 'PUT' : 'GET'} ${request.url}`;
   const claimed = () => grantOf(request, request.query as Record<string, unknown>);
   const ports = { db: ctx.db, apiKeys: ctx.apiKeys, signer: ctx.urlSigner };
-  const caller = await callerOfSignedUrl(ports, urlKey, claimed, Math.floor(Date.now() / 1000));
+  const use = callerOfSignedUrl(ports, urlKey, claimed, Math.floor(Date.now() / 1000));
+  const caller = use instanceof Promise ? await use : use;
   const { grant } = caller;
   request.principal = { via: 'signed-url', user: caller.user, limits: caller.limits, grant };
   reply.headers(budgetHeaders(await ctx.rateLimits.consumeUser(caller.user.id, planOf(caller.user))));
