@@ -12,9 +12,8 @@
  */
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,74 +23,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type TestUser } from './helpers/client.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
 import { freePort, startTestServer, type TestServer } from './helpers/server.js';
+import { AWS, missing, ok, PYTHON_BOTO3, RCLONE, required, run as runTool, S3CMD, type Result } from './helpers/s3-tools.js';
 
-const CI = process.env.CI !== undefined && /^(1|true|yes)$/i.test(process.env.CI);
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 
-/** The first candidate that runs (`probe` exits 0), or null. Debian's own binaries first: they are what CI installs. */
-function findTool(candidates: string[], probe: string[]): string | null {
-  for (const candidate of candidates) {
-    if (candidate.startsWith('/') && !existsSync(candidate)) continue;
-    const result = spawnSync(candidate, probe, { stdio: 'ignore', timeout: 30_000 });
-    if (result.status === 0) return candidate;
-  }
-  return null;
-}
-
-const AWS = findTool([...(process.env.PAIL_TEST_AWS_CLI ? [process.env.PAIL_TEST_AWS_CLI] : []), '/usr/bin/aws', 'aws'], ['--version']);
-const S3CMD = findTool(['/usr/bin/s3cmd', 's3cmd'], ['--version']);
-const RCLONE = findTool(['/usr/bin/rclone', 'rclone'], ['version']);
-const PYTHON_BOTO3 = findTool(['/usr/bin/python3', 'python3'], ['-c', 'import boto3']);
-
-const announced = new Set<string>();
-function missing(name: string, tool: string | null): boolean {
-  if (tool !== null || CI) return false;
-  if (announced.has(name)) return true;
-  announced.add(name);
-  console.log(`[pail] s3-tools-large: ${name} tests skipped: ${name} is not installed (.ci/run installs it; with CI set this fails)`);
-  return true;
-}
-
-function required(name: string, tool: string | null): string {
-  if (tool === null) throw new Error(`${name} is not installed, and CI is set (.ci/run installs it from Debian)`);
-  return tool;
-}
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a tool asynchronously (the server lives in this process) with exactly `env` plus PATH, in UTF-8. */
-function run(command: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: env.HOME,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', PYTHONIOENCODING: 'utf-8', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-function ok(result: Result, what: string): string {
-  if (result.code !== 0) throw new Error(`${what} exited with ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
-  return result.stdout;
-}
+/** Large transfers take longer than the shared default allows. */
+const run = (command: string, args: string[], env: Record<string, string>, timeoutMs = 120_000) => runTool(command, args, env, timeoutMs);
 
 /**
  * Writes `size` bytes to `file` as a stream: one random MiB repeated, each
