@@ -1,7 +1,9 @@
 /**
  * S3 multipart uploads under Pail's rules (spec/s3-api.md): unfinished
  * uploads expire with their parts, many uploads racing into one cap never
- * pass it together, and CompleteMultipartUpload honours If-None-Match: *.
+ * pass it together, a completion racing an abort or another completion of
+ * the same upload ends it once, and CompleteMultipartUpload honours
+ * If-None-Match: *.
  * (Crash safety: s3-multipart-crash.test.ts.)
  */
 import {
@@ -12,6 +14,7 @@ import {
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   ListPartsCommand,
+  AbortMultipartUploadCommand,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -19,7 +22,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { completeUpload } from '../src/domain/multipart-complete.js';
 import { expireMultipartUploads } from '../src/domain/multipart-expiry.js';
+import type { StoragePorts } from '../src/domain/ports.js';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -179,6 +184,90 @@ describe('multipart uploads racing into one cap', () => {
       total_bytes: number;
     }[];
     expect(buckets.find((b) => b.name === bucket)).toMatchObject({ object_count: completed, total_bytes: stored });
+  });
+});
+
+describe('a completion racing an abort and a second completion', () => {
+  it('exactly one of the three succeeds; the object is whole or absent, the upload and its part blobs gone, the counts exact', async () => {
+    const { user, s3, bucket } = await setUp(racing);
+    const sizes = new Map<string, number>();
+    for (const round of [0, 1, 2, 3]) {
+      const key = `contested-${round}.bin`;
+      const parts = [randomBytes(5 * MiB), randomBytes(1000 + round)];
+      const uploadId = await begin(s3, bucket, key);
+      const etags = [await putPart(s3, bucket, key, uploadId, 1, parts[0]!), await putPart(s3, bucket, key, uploadId, 2, parts[1]!)];
+      const abort = () => s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }));
+      // The abort goes first, last or between, so it lands before, during and after the completions' reads.
+      const contenders = [() => complete(s3, bucket, key, uploadId, etags), () => complete(s3, bucket, key, uploadId, etags)];
+      contenders.splice(round % 3, 0, abort);
+      const outcomes = await Promise.allSettled(contenders.map((run) => run()));
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      for (const outcome of outcomes) {
+        if (outcome.status === 'fulfilled') continue;
+        const error = outcome.reason as S3ServiceException;
+        expect({ name: error.name, status: error.$metadata.httpStatusCode }).toEqual({ name: 'NoSuchUpload', status: 404 });
+      }
+      const aborted = outcomes[round % 3]!.status === 'fulfilled';
+      if (aborted) {
+        expect(await s3Error(s3.send(new GetObjectCommand({ Bucket: bucket, Key: key })))).toEqual({ name: 'NoSuchKey', status: 404 });
+      } else {
+        expect((await bytesOf(s3, bucket, key)).equals(Buffer.concat(parts))).toBe(true);
+        sizes.set(key, 5 * MiB + 1000 + round);
+      }
+    }
+    expect((await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).toEqual([]);
+    const stored = [...sizes.values()].reduce((total, size) => total + size, 0);
+    const me = (await json(await fetch(`${racing.url}/api/auth/me`, { headers: { authorization: `Bearer ${user.token}` } }))).data;
+    expect(me.storage_used_bytes).toBe(stored);
+    const buckets = (await json(await fetch(`${racing.url}/api/v1/buckets`, { headers: { 'x-api-key': user.apiKey } }))).data as {
+      name: string;
+      object_count: number;
+      total_bytes: number;
+    }[];
+    expect(buckets.find((b) => b.name === bucket)).toMatchObject({ object_count: sizes.size, total_bytes: stored });
+    // One blob per object: no part blob was left behind, none of an object's was taken.
+    expect(await blobsOf(racing, bucket)).toHaveLength(sizes.size);
+  });
+});
+
+describe('an abort between a completion reading its parts and its commit', () => {
+  it('ends the upload: the completion is refused with NoSuchUpload, and nothing is kept or counted', async () => {
+    const { user, s3, bucket } = await setUp(racing);
+    const uploadId = await begin(s3, bucket, 'late.bin');
+    const etags = [
+      await putPart(s3, bucket, 'late.bin', uploadId, 1, randomBytes(5 * MiB)),
+      await putPart(s3, bucket, 'late.bin', uploadId, 2, randomBytes(10)),
+    ];
+    const storage = racing.app.pail.storage;
+    // The completion's commit waits at a gate, with every byte read and stored, while the abort runs.
+    let arrived!: () => void;
+    let open!: () => void;
+    const atGate = new Promise<void>((resolve) => (arrived = resolve));
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const ports: StoragePorts = {
+      ...storage,
+      writes: { ...storage.writes, commitUpload: async (input) => (arrived(), await gate, storage.writes.commitUpload(input)) },
+    };
+    const db = racing.app.pail.db;
+    const owner = await db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
+    const identity = await db.selectFrom('buckets').select(['id', 'owner_id', 'storage_name']).where('name', '=', bucket).executeTakeFirstOrThrow();
+    const completing = completeUpload(ports, {
+      owner,
+      bucket: identity,
+      uploadId,
+      parts: etags.map((etag, index) => ({ etag, partNumber: index + 1 })),
+    }).then(
+      () => 'completed',
+      (error: Error) => error.message,
+    );
+    await atGate;
+    await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: 'late.bin', UploadId: uploadId }));
+    open();
+    expect(await completing).toMatch(/^The specified multipart upload does not exist/);
+    expect(await s3Error(s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'late.bin' })))).toEqual({ name: 'NoSuchKey', status: 404 });
+    const me = (await json(await fetch(`${racing.url}/api/auth/me`, { headers: { authorization: `Bearer ${user.token}` } }))).data;
+    expect(me.storage_used_bytes).toBe(0);
+    expect(await blobsOf(racing, bucket)).toEqual([]);
   });
 });
 

@@ -2,16 +2,20 @@
  * Completing a multipart upload: the listed parts' bytes become one object
  * through the same path as any upload (uploadObject: its cap check, its
  * commit), streamed from the part blobs in order and never held in memory.
- * The parts count against the cap until the commit, so the object's own
- * reservation is given their share (heldBytes) rather than counting them twice.
+ * The parts count against the cap until the commit, which ends the upload in
+ * its own transaction, so the object's reservation is given their share
+ * (heldBytes) rather than counting them twice, and no crash can leave both
+ * the object and its parts counted.
  */
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { UploadResult } from '@pail/shared';
+import { BlobNotFoundError } from '../blob/blob-store.js';
 import type { WriteCondition } from '../db/object-writes/object-writes.js';
-import { listParts, removeUpload, type MultipartPartRow } from '../db/repositories/multipart.js';
+import { listParts, type MultipartPartRow } from '../db/repositories/multipart.js';
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
-import { MAX_PART_NUMBER, MultipartRefused, noSuchUpload, requireUpload } from './multipart.js';
+import { MultipartRefused, noSuchUpload } from './multipart-refusals.js';
+import { MAX_PART_NUMBER, requireUpload } from './multipart.js';
 import type { StoragePorts } from './ports.js';
 import { uploadObject } from './uploads.js';
 
@@ -38,7 +42,7 @@ export async function completeUpload(ports: StoragePorts, input: CompleteInput):
   const chosen = chooseParts(await listParts(ports.db, upload.id, 0, MAX_PART_NUMBER), input.parts);
   const size = chosen.reduce((total, part) => total + part.size, 0);
   const etag = multipartEtag(chosen);
-  const result = await uploadObject(ports, {
+  const written = uploadObject(ports, {
     owner: input.owner,
     bucket: input.bucket,
     filename: upload.filename,
@@ -49,11 +53,13 @@ export async function completeUpload(ports: StoragePorts, input: CompleteInput):
     etag: () => etag,
     heldBytes: size,
     ...(input.condition ? { condition: input.condition } : {}),
+    // The upload and every part it kept (listed or not) end with the object's commit, in its transaction.
+    endsUpload: upload.id,
   });
-  // The object is committed; the upload and every part it kept (listed or not) go.
-  const keys = await removeUpload(ports.db, upload.id);
-  if (keys === null) throw noSuchUpload();
-  if (keys.length > 0) await ports.blobs.delete(keys).catch(() => {});
+  // A part's blob gone while it was read: the upload was aborted or expired meanwhile.
+  const result = await written.catch((error: unknown) => {
+    throw error instanceof BlobNotFoundError ? noSuchUpload() : error;
+  });
   return { ...result, etag };
 }
 

@@ -1,8 +1,7 @@
 /**
  * S3 multipart uploads: begin one, keep its parts (each streamed to its own
  * blob and counted against the owner's cap while kept), end it. Completing
- * one is in multipart-complete.ts. The refusals are S3's own notions, so they
- * are a class of their own that the S3 door answers (s3/multipart-handlers.ts).
+ * one is in multipart-complete.ts, its refusals in multipart-refusals.ts.
  */
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -10,30 +9,13 @@ import { BlobTooLargeError } from '../blob/blob-store.js';
 import { findPart, findUpload, insertUpload, recordPart, removeUpload, type MultipartUploadRow } from '../db/repositories/multipart.js';
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { errors } from './errors.js';
+import { MultipartRefused, noSuchUpload } from './multipart-refusals.js';
 import type { StoragePorts } from './ports.js';
 import { UploadReservation } from './upload-reservations.js';
 import { timeOrderedUuid } from './uploads.js';
 import { planOf } from './users.js';
 
 export const MAX_PART_NUMBER = 10_000;
-
-export type MultipartRefusal = 'no-upload' | 'invalid-part' | 'invalid-part-order' | 'too-small' | 'invalid-part-number';
-
-export class MultipartRefused extends Error {
-  constructor(
-    readonly refusal: MultipartRefusal,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'MultipartRefused';
-  }
-}
-
-export const noSuchUpload = () =>
-  new MultipartRefused(
-    'no-upload',
-    'The specified multipart upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
-  );
 
 /** Begins an upload; its id is random and unguessable (it names the upload in every later request). */
 export async function beginUpload(

@@ -13,11 +13,12 @@ import type { Readable } from 'node:stream';
 import { BlobTooLargeError } from '../blob/blob-store.js';
 import { contentHashOf } from '../blob/content-hash.js';
 import { takeSmallBody } from '../blob/small-body.js';
-import { conditionRefusal, WriteRefused, type CommitInput, type Refusal, type WriteCondition } from '../db/object-writes/object-writes.js';
-import { findObjectRow, type StoredVersion } from '../db/repositories/objects.js';
+import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type Refusal, type WriteCondition } from '../db/object-writes/object-writes.js';
+import { findObjectRow } from '../db/repositories/objects.js';
 import type { AccountRow } from '../db/schema.js';
 import type { BucketIdentity } from './buckets.js';
 import { errors } from './errors.js';
+import { noSuchUpload } from './multipart-refusals.js';
 import { retireVersions } from './object-bytes.js';
 import type { StoragePorts } from './ports.js';
 import { UploadReservation } from './upload-reservations.js';
@@ -55,6 +56,8 @@ export interface UploadInput {
    * also call checkWriteCondition first, to refuse before reading a body.)
    */
   condition?: WriteCondition;
+  /** The multipart upload this upload completes: it ends in the commit's transaction, and its part blobs are deleted after. */
+  endsUpload?: string;
 }
 
 /** Refuses a conditional write that cannot succeed as things stand, before any byte is read; the commit checks again. */
@@ -114,7 +117,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
         throw error instanceof BlobTooLargeError ? errors.fileTooLarge(maxFileBytes) : error;
       }
     }
-    const replaced = await commit(ports, {
+    const { replaced, endedParts } = await commit(ports, {
       ownerId: owner.id,
       cap,
       plan,
@@ -127,9 +130,12 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       ...(input.metadata && Object.keys(input.metadata).length > 0 ? { metadata: JSON.stringify(input.metadata) } : {}),
       ...checksumsOf(input),
       ...(input.condition ? { condition: input.condition } : {}),
+      ...(input.endsUpload !== undefined ? { endsUpload: input.endsUpload } : {}),
     });
     await ports.caches.changed('objects');
     if (replaced) await retireVersions(ports, [replaced]);
+    // Best effort: a part blob left behind is unreferenced now, and garbage collection removes it.
+    if (endedParts.length > 0) await ports.blobs.delete(endedParts).catch(() => {});
     return { filename, size: stored.size, updated: replaced !== null };
   } finally {
     await reservation?.release();
@@ -137,7 +143,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
 }
 
 /** The commit; on a refusal the stored bytes are removed and the refusal becomes the answer. */
-async function commit(ports: StoragePorts, input: CommitInput & { plan: string }): Promise<StoredVersion | null> {
+async function commit(ports: StoragePorts, input: CommitInput & { plan: string }): Promise<Committed> {
   try {
     return await ports.writes.commitUpload(input);
   } catch (error) {
@@ -150,6 +156,7 @@ async function commit(ports: StoragePorts, input: CommitInput & { plan: string }
 function refusalError(refusal: Refusal, plan: string, cap: number): Error {
   if (refusal === 'over-cap') return errors.storageLimit(plan, cap);
   if (refusal === 'precondition-failed') return new WriteConditionFailed();
+  if (refusal === 'no-upload') return noSuchUpload();
   // If-Match on a name that holds no file: S3 answers 404 NoSuchKey.
   return refusal === 'no-file' ? errors.fileNotFound() : errors.bucketNotFound();
 }

@@ -7,7 +7,8 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { completeUpload, type ListedPart } from '../domain/multipart-complete.js';
-import { abortUpload, beginUpload, MultipartRefused, parsePartNumber, storePart, type MultipartRefusal } from '../domain/multipart.js';
+import { abortUpload, beginUpload, parsePartNumber, storePart } from '../domain/multipart.js';
+import { MultipartRefused, type MultipartRefusal } from '../domain/multipart-refusals.js';
 import { parseFilename } from '../domain/objects.js';
 import { checkWriteCondition } from '../domain/uploads.js';
 import { contentTypeFor, declaredLength } from '../http/uploads.js';

@@ -25,6 +25,20 @@ export interface CommitInput {
   checksums?: string;
   /** What the file must be for the commit to go ahead (S3's conditional writes), checked in the commit's own transaction. */
   condition?: WriteCondition;
+  /**
+   * The multipart upload this commit completes: it ends in the same
+   * transaction (its rows and its parts' rows go), so its parts stop counting
+   * exactly when the object starts to. Refused with no-upload when it has
+   * already ended (aborted, expired or completed by another request).
+   */
+  endsUpload?: string;
+}
+
+export interface Committed {
+  /** The version this commit replaced, whose bytes are now to be retired. */
+  replaced: StoredVersion | null;
+  /** The storage keys of the ended upload's parts (endsUpload), whose blobs are now unreferenced. */
+  endedParts: string[];
 }
 
 /** S3's If-None-Match: * (`absent`) and If-Match (`etagIn`, the ETags without quotes; `*` matches any). */
@@ -50,9 +64,10 @@ export interface ObjectWrites {
    * the owner's usage by the difference (refusing, in the same conditional
    * update, to pass the cap), writes the row and any inline bytes, drops the
    * replaced version's inline bytes, and moves the bucket's counts (which
-   * fails if the bucket was deleted meanwhile). Returns the replaced version.
+   * fails if the bucket was deleted meanwhile), and ends the multipart
+   * upload it completes, if any.
    */
-  commitUpload(input: CommitInput): Promise<StoredVersion | null>;
+  commitUpload(input: CommitInput): Promise<Committed>;
   /** Removes a file's row (and inline bytes), its bucket's counts and its owner's usage in one transaction. */
   deleteVersion(bucket: { id: number; owner_id: number }, filename: string): Promise<StoredVersion>;
   /** Removes purged versions' rows and inline bytes (their blobs are already gone). */
@@ -62,7 +77,7 @@ export interface ObjectWrites {
 }
 
 /** Why a write was refused; the domain turns it into the answer. */
-export type Refusal = 'over-cap' | 'no-bucket' | 'no-file' | 'precondition-failed';
+export type Refusal = 'over-cap' | 'no-bucket' | 'no-file' | 'precondition-failed' | 'no-upload';
 
 export class WriteRefused extends Error {
   constructor(readonly refusal: Refusal) {

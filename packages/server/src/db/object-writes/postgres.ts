@@ -1,6 +1,7 @@
 /**
  * Object writes on PostgreSQL. Every write to a bucket's objects first locks
- * the bucket's row, then its owner's, so they never deadlock. Uploads into
+ * the bucket's row, then its owner's, then any multipart upload it completes
+ * (the order repositories/multipart.ts keeps too), so they never deadlock. Uploads into
  * one bucket would then commit one at a time, each waiting for the previous
  * one's flush; instead the uploads that arrive while a bucket's commit runs
  * are committed together as its next batch, in one transaction with a fixed
@@ -8,8 +9,7 @@
  */
 import type { Db } from '../database.js';
 import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
-import type { StoredVersion } from '../repositories/objects.js';
-import { conditionRefusal, WriteRefused, type CommitInput, type ObjectWrites } from './object-writes.js';
+import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
 import { deleteInlineBytes, deleteVersionWith, readInlineWith, removePurgedWith } from './shared.js';
 
 const MAX_BATCH = 256;
@@ -35,7 +35,7 @@ async function lockLiveBucket(trx: Db, bucketId: number): Promise<void> {
  * against the locked usage (the cap refuses exactly those that would pass it,
  * as one at a time would), then every write in one statement.
  */
-async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Promise<Outcome<StoredVersion | null>[]> {
+async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Promise<Outcome<Committed>[]> {
   return db.transaction().execute(async (trx) => {
     // Both rows in one round trip: PostgreSQL locks a join's rows in the order
     // of its FROM list, so bucket then owner, as every write does.
@@ -55,6 +55,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
       .where('bucket_id', '=', bucketId)
       .where('filename', 'in', names)
       .execute();
+    const liveUploads = await lockUploads(trx, items);
 
     // The current version of each name as the batch goes: committed, or earlier in this batch.
     const current = new Map<string, { storage_key: string; size: number; inline: number; etag: string; committed: boolean }>(
@@ -65,13 +66,18 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
     let countDelta = 0;
     let bytesDelta = 0;
     const retiredInline: string[] = [];
-    const outcomes = items.map((item): Outcome<StoredVersion | null> => {
+    const outcomes = items.map((item): Outcome<Committed> => {
+      // Ended once: a second completion of the same upload in this batch finds it gone.
+      if (item.endsUpload !== undefined && !liveUploads.delete(item.endsUpload)) return { ok: false, error: new WriteRefused('no-upload') };
       const old = current.get(item.filename);
       // Under the bucket's lock, and against earlier uploads of this batch: the condition holds for the version replaced.
       const refusal = conditionRefusal(item.condition, old);
-      if (refusal) return { ok: false, error: new WriteRefused(refusal) };
       const delta = item.size - (old?.size ?? 0);
-      if (delta > 0 && usage + delta > item.cap) return { ok: false, error: new WriteRefused('over-cap') };
+      const refused = refusal ?? (delta > 0 && usage + delta > item.cap ? 'over-cap' : null);
+      if (refused) {
+        if (item.endsUpload !== undefined) liveUploads.add(item.endsUpload);
+        return { ok: false, error: new WriteRefused(refused) };
+      }
       usage += delta;
       bytesDelta += delta;
       if (!old) countDelta += 1;
@@ -79,9 +85,10 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
       if (old?.committed && old.inline) retiredInline.push(old.storage_key);
       current.set(item.filename, { storage_key: item.storageKey, size: item.size, inline: item.inlineBytes ? 1 : 0, etag: item.contentHash, committed: false });
       latest.set(item.filename, item);
-      return { ok: true, value: old ? { storage_key: old.storage_key, inline: old.inline } : null };
+      return { ok: true, value: { replaced: old ? { storage_key: old.storage_key, inline: old.inline } : null, endedParts: [] } };
     });
     if (latest.size === 0) return outcomes;
+    await endUploads(trx, items, outcomes);
 
     const now = new Date().toISOString();
     const versions = [...latest.values()];
@@ -141,4 +148,32 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
       .execute();
     return outcomes;
   });
+}
+
+/** Locks the rows of the multipart uploads the batch completes; returns those that have not ended. */
+async function lockUploads(trx: Db, items: CommitInput[]): Promise<Set<string>> {
+  const ids = items.flatMap((item) => (item.endsUpload !== undefined ? [item.endsUpload] : []));
+  if (ids.length === 0) return new Set();
+  // An update locks the rows as the part writes and aborts do (repositories/multipart.ts).
+  const rows = await trx
+    .updateTable('multipart_uploads')
+    .set((eb) => ({ filename: eb.ref('filename') }))
+    .where('id', 'in', ids)
+    .returning('id')
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** Ends the uploads that committed items complete: their part rows and theirs go, and each item learns its parts' storage keys. */
+async function endUploads(trx: Db, items: CommitInput[], outcomes: Outcome<Committed>[]): Promise<void> {
+  const ending = new Map<string, Committed>();
+  items.forEach((item, index) => {
+    const outcome = outcomes[index]!;
+    if (item.endsUpload !== undefined && outcome.ok) ending.set(item.endsUpload, outcome.value);
+  });
+  if (ending.size === 0) return;
+  const ids = [...ending.keys()];
+  const parts = await trx.deleteFrom('multipart_parts').where('upload_id', 'in', ids).returning(['upload_id', 'storage_key']).execute();
+  for (const part of parts) ending.get(part.upload_id)!.endedParts.push(part.storage_key);
+  await trx.deleteFrom('multipart_uploads').where('id', 'in', ids).execute();
 }

@@ -9,7 +9,7 @@ import type SQLite from 'better-sqlite3';
 import type { Db } from '../database.js';
 import type { StoredVersion } from '../repositories/objects.js';
 import type { SqliteWriter } from '../sqlite-writer.js';
-import { conditionRefusal, WriteRefused, type CommitInput, type ObjectWrites } from './object-writes.js';
+import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
 import { deleteVersionWith, readInlineWith, removePurgedWith } from './shared.js';
 
 const STATEMENTS = {
@@ -23,6 +23,9 @@ const STATEMENTS = {
   updateObject:
     'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, metadata = ?, checksums = ?, updated_at = ? where bucket_id = ? and filename = ?',
   count: 'update buckets set object_count = object_count + ?, total_bytes = total_bytes + ? where id = ? and deleted_at is null',
+  uploadLive: 'select 1 from multipart_uploads where id = ?',
+  endParts: 'delete from multipart_parts where upload_id = ? returning storage_key',
+  endUpload: 'delete from multipart_uploads where id = ?',
 } as const;
 
 type Prepared = { [K in keyof typeof STATEMENTS]: SQLite.Statement };
@@ -32,8 +35,9 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
   let prepared: Prepared | null = null;
   const statements = () => (prepared ??= Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, sqlite.prepare(text)])) as Prepared);
 
-  function commit(input: CommitInput): StoredVersion | null {
+  function commit(input: CommitInput): Committed {
     const sql = statements();
+    if (input.endsUpload !== undefined && sql.uploadLive.get(input.endsUpload) === undefined) throw new WriteRefused('no-upload');
     const old = sql.old.get(input.bucketId, input.filename) as (StoredVersion & { size: number; etag: string }) | undefined;
     // Writes are serialised, so the condition holds for exactly the version this commit replaces.
     const refusal = conditionRefusal(input.condition, old);
@@ -77,7 +81,12 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
       );
     }
     if (sql.count.run(old ? 0 : 1, delta, input.bucketId).changes === 0) throw new WriteRefused('no-bucket');
-    return old ? { storage_key: old.storage_key, inline: old.inline } : null;
+    let endedParts: string[] = [];
+    if (input.endsUpload !== undefined) {
+      endedParts = (sql.endParts.all(input.endsUpload) as { storage_key: string }[]).map((part) => part.storage_key);
+      sql.endUpload.run(input.endsUpload);
+    }
+    return { replaced: old ? { storage_key: old.storage_key, inline: old.inline } : null, endedParts };
   }
 
   return {

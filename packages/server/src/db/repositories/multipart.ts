@@ -3,6 +3,9 @@
  * what its owner holds (stored bytes, uploads in flight, kept parts) stays
  * within the cap, checked under the owner's row lock as every reservation is
  * (upload-reservations.ts), so parts can never together pass the cap.
+ * Writes that change an upload's parts lock the upload's row first (after
+ * the owner's), in the order object commits take them
+ * (object-writes/postgres.ts), so none of them deadlock.
  */
 import type { Db } from '../database.js';
 import type { MultipartPartsTable, MultipartUploadsTable } from '../schema.js';
@@ -66,8 +69,7 @@ export function recordPart(db: Db, input: { userId: number; cap: number; reserva
   const { part } = input;
   return db.transaction().execute(async (trx): Promise<PartRecorded> => {
     const held = await holding(trx, input.userId, input.now, input.reservationId);
-    const upload = await trx.selectFrom('multipart_uploads').select('id').where('id', '=', part.upload_id).executeTakeFirst();
-    if (!upload) return { refusal: 'no-upload' };
+    if (!(await lockUpload(trx, part.upload_id))) return { refusal: 'no-upload' };
     const old = await findPart(trx, part.upload_id, part.part_number);
     if (held.used + held.reserved - (old?.size ?? 0) + part.size > input.cap) return { refusal: 'over-cap' };
     if (old) await trx.deleteFrom('multipart_parts').where('upload_id', '=', part.upload_id).where('part_number', '=', part.part_number).execute();
@@ -80,10 +82,22 @@ export function recordPart(db: Db, input: { userId: number; cap: number; reserva
 /** Ends an upload (completed or aborted): its rows go, and its parts' storage keys are returned for their blobs to be deleted. Null when it was already gone. */
 export function removeUpload(db: Db, id: string): Promise<string[] | null> {
   return db.transaction().execute(async (trx) => {
+    if (!(await lockUpload(trx, id))) return null;
     const parts = await trx.deleteFrom('multipart_parts').where('upload_id', '=', id).returning('storage_key').execute();
-    const removed = await trx.deleteFrom('multipart_uploads').where('id', '=', id).executeTakeFirst();
-    return Number(removed.numDeletedRows) === 0 ? null : parts.map((part) => part.storage_key);
+    await trx.deleteFrom('multipart_uploads').where('id', '=', id).execute();
+    return parts.map((part) => part.storage_key);
   });
+}
+
+/** Locks an upload's row for the rest of the transaction (a no-op update, as the owner's row is locked); false when it has ended. */
+async function lockUpload(trx: Db, id: string): Promise<boolean> {
+  const row = await trx
+    .updateTable('multipart_uploads')
+    .set((eb) => ({ filename: eb.ref('filename') }))
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Up to `limit` ids of uploads begun before `cutoff` (an ISO time), oldest first: the ones the expiry sweep removes. */
