@@ -247,6 +247,21 @@ function multipartUploads(dialect: Dialect): Migration {
 }
 
 /**
+ * Flexible checksums of multipart uploads (issue 24): the algorithm and type
+ * CreateMultipartUpload chose (none: the upload keeps none), and each part's
+ * checksum in that algorithm (base64), for the object's checksum at completion.
+ */
+function multipartChecksums(): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('multipart_uploads').addColumn('checksum_algorithm', 'text').execute();
+      await db.schema.alterTable('multipart_uploads').addColumn('checksum_type', 'text').execute();
+      await db.schema.alterTable('multipart_parts').addColumn('checksum', 'text').execute();
+    },
+  };
+}
+
+/**
  * Bucket CORS (issue 24): a bucket's CORS rules as S3's PutBucketCors set
  * them, one JSON list per bucket, in a table of its own so that bucket rows
  * (read on every request) stay as they are; no row: no CORS configuration.
@@ -278,6 +293,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0008_multipart_uploads': multipartUploads(dialect),
         '0009_object_checksums': objectChecksums(),
         '0010_bucket_cors': bucketCors(dialect),
+        '0011_multipart_checksums': multipartChecksums(),
       };
     },
   };

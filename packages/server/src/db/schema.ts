@@ -102,6 +102,10 @@ export interface MultipartUploadsTable {
   /** As objects.metadata: the headers CreateMultipartUpload sent, for the completed object. */
   metadata: string | null;
   created_at: string;
+  /** The flexible checksum its parts and object keep (crc32, crc32c, crc64nvme, sha1, sha256); null: none. */
+  checksum_algorithm: string | null;
+  /** COMPOSITE (a checksum of the parts' checksums) or FULL_OBJECT (of every byte); null without an algorithm. */
+  checksum_type: string | null;
 }
 
 /** A part kept for a multipart upload: its bytes in the blob store, its MD5 (hex) its ETag. */
@@ -112,6 +116,8 @@ export interface MultipartPartsTable {
   size: number;
   md5: string;
   created_at: string;
+  /** Its checksum (base64) in the upload's checksum_algorithm; null when the upload keeps none. */
+  checksum: string | null;
 }
 
 /** A bucket's CORS rules (S3's PutBucketCors), as JSON; a bucket without a row has none. */

@@ -12,7 +12,8 @@ import { Readable } from 'node:stream';
 import type { UploadResult } from '@pail/shared';
 import { BlobNotFoundError } from '../blob/blob-store.js';
 import type { WriteCondition } from '../db/object-writes/object-writes.js';
-import { listParts, type MultipartPartRow } from '../db/repositories/multipart.js';
+import { listParts, type MultipartPartRow, type MultipartUploadRow } from '../db/repositories/multipart.js';
+import { CHECKSUM_ALGORITHMS, checksumPassing, compositeChecksum } from './checksum-algorithms.js';
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { MultipartRefused, noSuchUpload } from './multipart-refusals.js';
 import { MAX_PART_NUMBER, requireUpload } from './multipart.js';
@@ -26,6 +27,8 @@ export interface ListedPart {
   partNumber: number;
   /** As the client sent it: quotes are optional. */
   etag: string;
+  /** The part's checksums as listed (algorithm to base64); the upload's own must be there when it keeps one. */
+  checksums?: Record<string, string>;
 }
 
 export interface CompleteInput {
@@ -35,22 +38,32 @@ export interface CompleteInput {
   parts: ListedPart[];
   /** S3's conditional write (If-None-Match: *, If-Match), checked in the commit; refused, the upload stays to be retried or aborted. */
   condition?: WriteCondition | undefined;
+  /** The whole object's checksums the client states (algorithm to base64): the one the upload keeps must match. */
+  sentChecksums?: Record<string, string>;
 }
 
-export async function completeUpload(ports: StoragePorts, input: CompleteInput): Promise<UploadResult & { etag: string }> {
+export interface Completed extends UploadResult {
+  etag: string;
+  /** The object's checksum in the upload's algorithm (a COMPOSITE one ends in `-<parts>`); absent when the upload keeps none. */
+  checksum?: { algorithm: string; value: string };
+}
+
+export async function completeUpload(ports: StoragePorts, input: CompleteInput): Promise<Completed> {
   const upload = await requireUpload(ports, input.bucket, input.uploadId);
-  const chosen = chooseParts(await listParts(ports.db, upload.id, 0, MAX_PART_NUMBER), input.parts);
+  const chosen = chooseParts(await listParts(ports.db, upload.id, 0, MAX_PART_NUMBER), input.parts, upload.checksum_algorithm);
   const size = chosen.reduce((total, part) => total + part.size, 0);
   const etag = multipartEtag(chosen);
+  const checksum = await objectChecksum(ports, upload, chosen, input.sentChecksums ?? {});
   const written = uploadObject(ports, {
     owner: input.owner,
     bucket: input.bucket,
     filename: upload.filename,
-    body: concatenated(ports, chosen),
+    body: checksum?.stream ?? concatenated(ports, chosen),
     contentType: upload.content_type,
     declaredSize: size,
     ...(upload.metadata !== null ? { metadata: JSON.parse(upload.metadata) as Record<string, string> } : {}),
     etag: () => etag,
+    ...(checksum ? { checksums: () => ({ [checksum.algorithm]: checksum.value() }) } : {}),
     heldBytes: size,
     ...(input.condition ? { condition: input.condition } : {}),
     // The upload and every part it kept (listed or not) end with the object's commit, in its transaction.
@@ -60,11 +73,41 @@ export async function completeUpload(ports: StoragePorts, input: CompleteInput):
   const result = await written.catch((error: unknown) => {
     throw error instanceof BlobNotFoundError ? noSuchUpload() : error;
   });
-  return { ...result, etag };
+  return { ...result, etag, ...(checksum ? { checksum: { algorithm: checksum.algorithm, value: checksum.value() } } : {}) };
+}
+
+/**
+ * The object's checksum when the upload keeps one: a COMPOSITE one from the
+ * parts' checksums, at once; a FULL_OBJECT one taken of the bytes as they
+ * stream into the object (then its stream is the object's body; a stated
+ * value that differs fails it, so nothing is kept).
+ */
+async function objectChecksum(
+  ports: Pick<StoragePorts, 'blobs'>,
+  upload: MultipartUploadRow,
+  parts: MultipartPartRow[],
+  sent: Record<string, string>,
+): Promise<{ algorithm: string; stream?: Readable; value: () => string } | undefined> {
+  const algorithm = upload.checksum_algorithm;
+  if (algorithm === null) return undefined;
+  const badDigest = () =>
+    new MultipartRefused('bad-digest', `The ${CHECKSUM_ALGORITHMS[algorithm]!.label} you specified did not match the calculated checksum.`);
+  const stated = sent[algorithm];
+  if (upload.checksum_type === 'FULL_OBJECT') {
+    const passing = checksumPassing(concatenated(ports, parts), algorithm, stated === undefined ? undefined : { value: stated, mismatch: badDigest });
+    return { algorithm, ...passing };
+  }
+  const composite = await compositeChecksum(
+    algorithm,
+    parts.map((part) => part.checksum ?? ''),
+  );
+  // A stated COMPOSITE value may come with or without its `-<parts>`.
+  if (stated !== undefined && stated !== composite && `${stated}-${parts.length}` !== composite) throw badDigest();
+  return { algorithm, value: () => composite };
 }
 
 /** The stored parts the client listed, checked as S3 checks them: ascending numbers, matching ETags, all but the last at least 5 MiB. */
-function chooseParts(stored: MultipartPartRow[], listed: ListedPart[]): MultipartPartRow[] {
+function chooseParts(stored: MultipartPartRow[], listed: ListedPart[], algorithm: string | null): MultipartPartRow[] {
   const byNumber = new Map(stored.map((part) => [part.part_number, part]));
   const chosen: MultipartPartRow[] = [];
   for (const [index, entry] of listed.entries()) {
@@ -78,12 +121,30 @@ function chooseParts(stored: MultipartPartRow[], listed: ListedPart[]): Multipar
         "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
       );
     }
+    if (algorithm !== null) checkListedChecksum(entry, part, algorithm);
     chosen.push(part);
   }
   for (const part of chosen.slice(0, -1)) {
     if (part.size < MIN_PART_BYTES) throw new MultipartRefused('too-small', 'Your proposed upload is smaller than the minimum allowed size');
   }
   return chosen;
+}
+
+/** A part of an upload that keeps checksums is listed with its checksum, and the one it was stored with. */
+function checkListedChecksum(entry: ListedPart, part: MultipartPartRow, algorithm: string): void {
+  const listed = entry.checksums?.[algorithm];
+  if (listed === undefined) {
+    throw new MultipartRefused(
+      'missing-part-checksum',
+      `The upload was created using a ${algorithm} checksum. The complete request must include the checksum for each part. It was missing for part ${entry.partNumber} in the request.`,
+    );
+  }
+  if (listed !== part.checksum) {
+    throw new MultipartRefused(
+      'invalid-part',
+      "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
+    );
+  }
 }
 
 /** S3's multipart ETag: the MD5 of the parts' binary MD5s, then `-<parts>`. */

@@ -4,7 +4,16 @@
  * uploads.ts raises NoSuchUpload too, when a completion's commit finds the
  * upload already ended.
  */
-export type MultipartRefusal = 'no-upload' | 'invalid-part' | 'invalid-part-order' | 'too-small' | 'invalid-part-number';
+export type MultipartRefusal =
+  | 'no-upload'
+  | 'invalid-part'
+  | 'invalid-part-order'
+  | 'too-small'
+  | 'invalid-part-number'
+  /** A part listed without the checksum its upload keeps. */
+  | 'missing-part-checksum'
+  /** The object's checksum the completion stated is not the one its bytes have. */
+  | 'bad-digest';
 
 export class MultipartRefused extends Error {
   constructor(

@@ -20,7 +20,15 @@ export const MAX_PART_NUMBER = 10_000;
 /** Begins an upload; its id is random and unguessable (it names the upload in every later request). */
 export async function beginUpload(
   ports: Pick<StoragePorts, 'db'>,
-  input: { owner: AccountRow; bucket: BucketIdentity; filename: string; contentType: string; metadata?: Record<string, string> | undefined },
+  input: {
+    owner: AccountRow;
+    bucket: BucketIdentity;
+    filename: string;
+    contentType: string;
+    metadata?: Record<string, string> | undefined;
+    /** The flexible checksum its parts and object keep (checksum-algorithms.ts), and how the object's is made. */
+    checksum?: { algorithm: string; type: 'COMPOSITE' | 'FULL_OBJECT' } | undefined;
+  },
 ): Promise<string> {
   // Hex, not base64url: an id starting with '-' reads as an option to command-line tools (aws s3api … --upload-id -x…).
   const id = randomBytes(24).toString('hex');
@@ -33,6 +41,8 @@ export async function beginUpload(
     content_type: input.contentType,
     metadata,
     created_at: new Date().toISOString(),
+    checksum_algorithm: input.checksum?.algorithm ?? null,
+    checksum_type: input.checksum?.type ?? null,
   });
   return id;
 }
@@ -62,6 +72,8 @@ export interface PartInput {
   rawRequestBody: boolean;
   /** The hex MD5 of the body, once read: the part's ETag. */
   md5Hex: () => string;
+  /** The part's checksum (base64) in its upload's checksum algorithm, once the body is read; absent when the upload keeps none. */
+  checksum?: () => Promise<string>;
 }
 
 /**
@@ -70,7 +82,7 @@ export interface PartInput {
  * once recorded; a part that would take the owner past the cap is refused
  * with the cap's error and nothing is kept.
  */
-export async function storePart(ports: StoragePorts, input: PartInput): Promise<string> {
+export async function storePart(ports: StoragePorts, input: PartInput): Promise<{ md5: string; checksum: string | null }> {
   const { owner, bucket } = input;
   const maxFileBytes = ports.limits.maxFileBytes;
   if (input.declaredSize > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);
@@ -94,13 +106,14 @@ export async function storePart(ports: StoragePorts, input: PartInput): Promise<
       throw error instanceof BlobTooLargeError ? errors.fileTooLarge(maxFileBytes) : error;
     }
     const md5 = input.md5Hex();
+    const checksum = input.checksum ? await input.checksum() : null;
     const now = new Date().toISOString();
-    const part = { upload_id: input.uploadId, part_number: input.partNumber, storage_key: storageKey, size, md5, created_at: now };
+    const part = { upload_id: input.uploadId, part_number: input.partNumber, storage_key: storageKey, size, md5, created_at: now, checksum };
     const recorded = await recordPart(ports.db, { userId: owner.id, cap, reservationId: reservation.id, now, part });
     if ('refusal' in recorded) throw recorded.refusal === 'over-cap' ? errors.storageLimit(plan, cap) : noSuchUpload();
     stored = false;
     if (recorded.replaced) await ports.blobs.delete([recorded.replaced]).catch(() => {});
-    return md5;
+    return { md5, checksum };
   } finally {
     if (stored) await ports.blobs.delete([storageKey]).catch(() => {});
     await reservation.release();

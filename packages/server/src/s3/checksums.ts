@@ -2,8 +2,7 @@
  * Integrity of a request body: Content-MD5 and S3's flexible checksums
  * (x-amz-checksum-crc32, -crc32c, -crc64nvme, -sha1, -sha256), sent as a
  * header or as a trailer of an aws-chunked body. Digests are computed while
- * the bytes stream; the CRCs are the AWS SDK's own (@aws-sdk/checksums), the
- * rest node:crypto.
+ * the bytes stream (domain/checksum-algorithms.ts).
  *
  * Errors are S3's: a Content-MD5 that does not match is `400 BadDigest`, one
  * that is not a base64 MD5 `400 InvalidDigest`; a flexible checksum that does
@@ -11,35 +10,16 @@
  * calculated checksum."), one that is not a well-formed value
  * `400 InvalidRequest` ("Value for x-amz-checksum-crc32 header is invalid.").
  */
-import { Crc32, Crc32c, Crc64Nvme } from '@aws-sdk/checksums/crc';
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { base64Digest, CHECKSUM_ALGORITHMS, type Digest } from '../domain/checksum-algorithms.js';
 import { S3Error } from './errors.js';
 
-interface Digest {
-  update(data: Uint8Array): void;
-  digest(): Promise<Uint8Array> | Uint8Array;
-}
+export { CHECKSUM_ALGORITHMS };
 
 const nodeHash = (algorithm: string): Digest => {
   const hash = createHash(algorithm);
   return { update: (data) => hash.update(data), digest: () => hash.digest() };
-};
-
-interface Algorithm {
-  /** As S3 names it in its messages. */
-  label: string;
-  /** The digest's length in bytes (a base64 value of another length is not this checksum). */
-  bytes: number;
-  create: () => Digest;
-}
-
-export const CHECKSUM_ALGORITHMS: Record<string, Algorithm> = {
-  crc32: { label: 'CRC32', bytes: 4, create: () => new Crc32() },
-  crc32c: { label: 'CRC32C', bytes: 4, create: () => new Crc32c() },
-  crc64nvme: { label: 'CRC64NVME', bytes: 8, create: () => new Crc64Nvme() },
-  sha1: { label: 'SHA1', bytes: 20, create: () => nodeHash('sha1') },
-  sha256: { label: 'SHA256', bytes: 32, create: () => nodeHash('sha256') },
 };
 
 const CHECKSUM_PREFIX = 'x-amz-checksum-';
@@ -60,6 +40,26 @@ export const checksumErrors = {
   invalidValue: (algorithm: string) => new S3Error('InvalidRequest', 400, `Value for ${CHECKSUM_PREFIX}${algorithm} header is invalid.`),
   several: () => new S3Error('InvalidRequest', 400, 'Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.'),
 };
+
+/** The flexible checksum's algorithm a request sends, in a header or announced as a trailer (x-amz-trailer); undefined for none. */
+export function sentChecksumAlgorithm(headers: IncomingHttpHeaders): string | undefined {
+  for (const name of Object.keys(headers)) {
+    const algorithm = checksumAlgorithmOf(name);
+    if (algorithm !== undefined) return algorithm;
+  }
+  const trailer = headers['x-amz-trailer'];
+  return typeof trailer === 'string' ? checksumAlgorithmOf(trailer.trim()) : undefined;
+}
+
+/** A digest of the bytes that is never compared (none was sent), for its value: `value()` once the body has ended. */
+export function checksumTap(algorithm: string): { check: BodyCheck; value: () => Promise<string> } {
+  const digest = CHECKSUM_ALGORITHMS[algorithm]!.create();
+  let value: Promise<string> | undefined;
+  return {
+    check: { digest, expected: () => undefined, mismatch: () => checksumErrors.mismatch(algorithm) },
+    value: () => (value ??= base64Digest(digest)),
+  };
+}
 
 /** One digest to check at the end of the body: its expected base64 value may only be known then (a trailer). */
 export interface BodyCheck {
@@ -93,10 +93,10 @@ function headerChecksum(headers: IncomingHttpHeaders): { algorithm: string; valu
 /**
  * The digests a body must match: Content-MD5 when sent, and the flexible
  * checksum of a header, or of the trailer named in x-amz-trailer (`trailer`
- * then gives its value once the body has ended). Throws S3's error for a
- * malformed header.
+ * then gives its value once the body has ended); `flexible: false` leaves
+ * the flexible checksum out. Throws S3's error for a malformed header.
  */
-export function bodyChecks(headers: IncomingHttpHeaders, trailer?: { algorithm: string; value: () => string | undefined }): BodyCheck[] {
+export function bodyChecks(headers: IncomingHttpHeaders, trailer?: { algorithm: string; value: () => string | undefined }, flexible = true): BodyCheck[] {
   const checks: BodyCheck[] = [];
   const md5 = headers['content-md5'];
   if (md5 !== undefined) {
@@ -104,6 +104,8 @@ export function bodyChecks(headers: IncomingHttpHeaders, trailer?: { algorithm: 
     if (!isBase64Of(value, 16)) throw checksumErrors.invalidDigestMd5();
     checks.push({ digest: nodeHash('md5'), expected: () => value, mismatch: checksumErrors.badDigestMd5 });
   }
+  // (CompleteMultipartUpload's x-amz-checksum-* headers describe the object, not the part list it sends.)
+  if (!flexible) return checks;
   const header = headerChecksum(headers);
   if (header !== undefined && trailer !== undefined && header.algorithm !== trailer.algorithm) throw checksumErrors.several();
   if (header !== undefined) {

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { BlobNotFoundError } from '../blob/blob-store.js';
 import { Readable, Transform } from 'node:stream';
 import { getOwnBucketByName } from '../domain/buckets.js';
+import { isComposite } from '../domain/checksum-algorithms.js';
 import { requirePermission } from '../domain/key-limits.js';
 import { objectBody } from '../domain/object-bytes.js';
 import { findReadable, parseFilename } from '../domain/objects.js';
@@ -46,7 +47,7 @@ export function parseCopySource(raw: string | string[] | undefined): { bucket: s
 }
 
 /** The bytes as they pass to the upload, with their MD5 taken on the way (the copy's S3 ETag). */
-function md5Passing(body: Buffer | Readable): { stream: Readable; md5Hex: () => string } {
+export function md5Passing(body: Buffer | Readable): { stream: Readable; md5Hex: () => string } {
   const md5 = createHash('md5');
   let hex: string | undefined;
   const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
@@ -88,7 +89,11 @@ export async function CopyObject(ctx: AppContext, request: FastifyRequest, reply
   request.raw.resume();
   const replace = directive === 'REPLACE';
   const body = md5Passing(await objectBody(ctx.storage, source, null));
-  const checksums = source.checksums === null ? undefined : (JSON.parse(source.checksums) as Record<string, string>);
+  // A COMPOSITE checksum describes the source's parts, which the copy (one part) does not have.
+  const checksums =
+    source.checksums === null
+      ? undefined
+      : Object.fromEntries(Object.entries(JSON.parse(source.checksums) as Record<string, string>).filter(([, value]) => !isComposite(value)));
   const upload = uploadObject(ctx.storage, {
     owner: caller.owner.user,
     bucket: { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name },

@@ -45,6 +45,7 @@ export const s3Errors = {
   contentSha256Mismatch: () => new S3Error('XAmzContentSHA256Mismatch', 400, "The provided 'x-amz-content-sha256' header does not match what was computed."),
   malformedXml: () => new S3Error('MalformedXML', 400, 'The XML you provided was not well-formed'),
   invalidArgument: (message: string) => new S3Error('InvalidArgument', 400, message),
+  invalidRequest: (message: string) => new S3Error('InvalidRequest', 400, message),
   missingContentLength: () => new S3Error('MissingContentLength', 411, 'You must provide the Content-Length HTTP header.'),
   internal: () => new S3Error('InternalError', 500, 'We encountered an internal error. Please try again.'),
 };

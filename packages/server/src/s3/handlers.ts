@@ -25,6 +25,7 @@ import { readObject } from './object-reads.js';
 import type { S3Operation } from './operations.js';
 import { bodyStream, smallXmlBody } from './payload.js';
 import { CopyObject } from './copy-object.js';
+import { UploadPartCopy } from './upload-part-copy.js';
 import { writeConditionOf } from './conditions.js';
 import { checksumHeaders } from './object-reads.js';
 
@@ -106,6 +107,7 @@ export const HANDLERS: Record<S3Operation, Handler> = {
   },
 
   CopyObject,
+  UploadPartCopy,
   GetObject: readObject,
   HeadObject: readObject,
   DeleteObjects,

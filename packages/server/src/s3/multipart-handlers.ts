@@ -6,8 +6,10 @@
  * its MD5.
  */
 import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import { CHECKSUM_ALGORITHMS, isComposite } from '../domain/checksum-algorithms.js';
 import { completeUpload, type ListedPart } from '../domain/multipart-complete.js';
-import { abortUpload, beginUpload, parsePartNumber, storePart } from '../domain/multipart.js';
+import { abortUpload, beginUpload, parsePartNumber, requireUpload, storePart } from '../domain/multipart.js';
 import { MultipartRefused, type MultipartRefusal } from '../domain/multipart-refusals.js';
 import { parseFilename } from '../domain/objects.js';
 import { checkWriteCondition } from '../domain/uploads.js';
@@ -18,6 +20,8 @@ import { ownBucket, sendXml, type Handler, type S3Target } from './handler-suppo
 import { metadataOf } from './metadata.js';
 import type { S3Operation } from './operations.js';
 import { bodyStream } from './payload.js';
+import { checksumAlgorithmOf, sentChecksumAlgorithm } from './checksums.js';
+import { checksumHeaders } from './object-reads.js';
 import { queryValue, strictEncode } from './query.js';
 import { parseXml } from './xml.js';
 
@@ -30,6 +34,8 @@ const S3_CODES: Record<MultipartRefusal, string> = {
   'invalid-part-order': 'InvalidPartOrder',
   'too-small': 'EntityTooSmall',
   'invalid-part-number': 'InvalidArgument',
+  'missing-part-checksum': 'InvalidRequest',
+  'bad-digest': 'BadDigest',
 };
 
 /** The handler, its multipart refusals answered as S3's errors (NoSuchUpload is a 404, the rest 400). */
@@ -44,7 +50,7 @@ export function answeringRefusals(handler: Handler): Handler {
   };
 }
 
-const uploadIdOf = (target: S3Target): string => queryValue(target.query, 'uploadId') ?? '';
+export const uploadIdOf = (target: S3Target): string => queryValue(target.query, 'uploadId') ?? '';
 
 type MultipartOperation = 'CreateMultipartUpload' | 'UploadPart' | 'CompleteMultipartUpload' | 'AbortMultipartUpload';
 
@@ -52,23 +58,32 @@ const handlers: Record<MultipartOperation, Handler> = {
   async CreateMultipartUpload(ctx, request, reply, target) {
     const bucket = await ownBucket(ctx, target);
     const filename = parseFilename(target.key);
+    const checksum = uploadChecksumOf(request.headers);
     const uploadId = await beginUpload(ctx.storage, {
       owner: target.caller.owner.user,
       bucket,
       filename,
       contentType: contentTypeFor(filename, request.headers['content-type']),
       metadata: metadataOf(request.headers),
+      checksum,
     });
+    if (checksum) reply.header('x-amz-checksum-algorithm', CHECKSUM_ALGORITHMS[checksum.algorithm]!.label).header('x-amz-checksum-type', checksum.type);
     return sendXml(reply, 'InitiateMultipartUploadResult', { Bucket: target.bucket, Key: target.key, UploadId: uploadId });
   },
 
   async UploadPart(ctx, request, reply, target) {
     const bucket = await ownBucket(ctx, target);
     const partNumber = parsePartNumber(queryValue(target.query, 'partNumber'));
-    const body = bodyStream(request, target.caller.claimed.payloadHash, target.caller, { md5: true });
+    const upload = await requireUpload(ctx.storage, bucket, uploadIdOf(target));
+    const algorithm = upload.checksum_algorithm ?? undefined;
+    const sent = sentChecksumAlgorithm(request.headers);
+    if (algorithm !== undefined && sent !== undefined && sent !== algorithm) {
+      throw s3Errors.invalidRequest(`Checksum Type mismatch occurred, expected checksum Type: ${algorithm}, actual checksum Type: ${sent}`);
+    }
+    const body = bodyStream(request, target.caller.claimed.payloadHash, target.caller, { md5: true, ...(algorithm ? { checksum: algorithm } : {}) });
     const declaredSize = body.declaredSize ?? declaredLength(request);
     if (declaredSize === undefined) throw s3Errors.missingContentLength();
-    const md5 = await storePart(ctx.storage, {
+    const stored = await storePart(ctx.storage, {
       owner: target.caller.owner.user,
       bucket,
       uploadId: uploadIdOf(target),
@@ -77,8 +92,11 @@ const handlers: Record<MultipartOperation, Handler> = {
       declaredSize,
       rawRequestBody: body.raw,
       md5Hex: body.md5Hex!,
+      ...(body.checksum ? { checksum: body.checksum } : {}),
     });
-    return reply.code(200).header('etag', `"${md5}"`).send();
+    // The part's checksum as S3 answers it: the upload's, else the one the request sent (verified).
+    const checksums = stored.checksum !== null && algorithm !== undefined ? { [algorithm]: stored.checksum } : body.checksums?.();
+    return reply.code(200).header('etag', `"${stored.md5}"`).headers(checksumHeaders(checksums)).send();
   },
 
   async CompleteMultipartUpload(ctx, request, reply, target) {
@@ -87,13 +105,21 @@ const handlers: Record<MultipartOperation, Handler> = {
     const condition = writeConditionOf(request.headers);
     if (condition) await checkWriteCondition(ctx.storage, bucket.id, parseFilename(target.key), condition);
     const parts = partList(await completeBody(request, target));
-    const result = await completeUpload(ctx.storage, { owner: target.caller.owner.user, bucket, uploadId: uploadIdOf(target), parts, condition });
+    const result = await completeUpload(ctx.storage, {
+      owner: target.caller.owner.user,
+      bucket,
+      uploadId: uploadIdOf(target),
+      parts,
+      condition,
+      sentChecksums: sentChecksums(request.headers),
+    });
     const path = [target.bucket, ...target.key.split('/')].map(strictEncode).join('/');
     return sendXml(reply, 'CompleteMultipartUploadResult', {
       Location: `${request.protocol}://${request.host}/${path}`,
       Bucket: target.bucket,
       Key: target.key,
       ETag: `"${result.etag}"`,
+      ...checksumElements(result.checksum),
     });
   },
 
@@ -115,7 +141,8 @@ export const MULTIPART_HANDLERS: Pick<Record<S3Operation, Handler>, MultipartOpe
 async function completeBody(request: FastifyRequest, target: S3Target): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of bodyStream(request, target.caller.claimed.payloadHash, target.caller).stream as AsyncIterable<Buffer>) {
+  const body = bodyStream(request, target.caller.claimed.payloadHash, target.caller, { objectChecksumHeaders: true });
+  for await (const chunk of body.stream as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > MAX_COMPLETE_BODY_BYTES) throw s3Errors.invalidArgument('The request body is too large for this operation');
     chunks.push(chunk);
@@ -133,8 +160,57 @@ function partList(text: string): ListedPart[] {
     const number = fields['PartNumber'];
     const etag = fields['ETag'];
     if (typeof number !== 'string' || typeof etag !== 'string') throw s3Errors.malformedXml();
-    return { partNumber: parsePartNumber(number), etag };
+    const checksums: Record<string, string> = {};
+    for (const [algorithm, { label }] of Object.entries(CHECKSUM_ALGORITHMS)) {
+      const value = fields[`Checksum${label}`];
+      if (typeof value === 'string') checksums[algorithm] = value.trim();
+    }
+    return { partNumber: parsePartNumber(number), etag, checksums };
   });
   if (parts.length === 0) throw s3Errors.malformedXml();
   return parts;
+}
+
+/**
+ * x-amz-checksum-algorithm and x-amz-checksum-type of CreateMultipartUpload.
+ * As S3: the type defaults to FULL_OBJECT for CRC64NVME and COMPOSITE for the
+ * rest; the SHAs cannot be FULL_OBJECT, nor CRC64NVME COMPOSITE.
+ */
+function uploadChecksumOf(headers: IncomingHttpHeaders): { algorithm: string; type: 'COMPOSITE' | 'FULL_OBJECT' } | undefined {
+  const rawAlgorithm = headers['x-amz-checksum-algorithm'];
+  const rawType = headers['x-amz-checksum-type'];
+  if (rawAlgorithm === undefined) {
+    if (rawType !== undefined) throw s3Errors.invalidRequest('The x-amz-checksum-type header can only be used with the x-amz-checksum-algorithm header.');
+    return undefined;
+  }
+  const algorithm = String(rawAlgorithm).trim().toLowerCase();
+  const known = CHECKSUM_ALGORITHMS[algorithm];
+  if (!Object.hasOwn(CHECKSUM_ALGORITHMS, algorithm) || known === undefined) {
+    throw s3Errors.invalidRequest(
+      'Checksum algorithm provided is unsupported. Please try again with any of the valid types: [CRC32, CRC32C, CRC64NVME, SHA1, SHA256]',
+    );
+  }
+  const type = rawType === undefined ? (algorithm === 'crc64nvme' ? 'FULL_OBJECT' : 'COMPOSITE') : String(rawType).trim().toUpperCase();
+  if (type !== 'COMPOSITE' && type !== 'FULL_OBJECT') throw s3Errors.invalidRequest('Value for x-amz-checksum-type header is invalid.');
+  if ((type === 'FULL_OBJECT' && !known.fullObject) || (type === 'COMPOSITE' && algorithm === 'crc64nvme')) {
+    throw s3Errors.invalidRequest(`The ${type} checksum type cannot be used with the ${algorithm} checksum algorithm.`);
+  }
+  return { algorithm, type };
+}
+
+/** The whole object's checksums a CompleteMultipartUpload states in its headers (algorithm to base64), to be checked. */
+function sentChecksums(headers: IncomingHttpHeaders): Record<string, string> {
+  const sent: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const algorithm = checksumAlgorithmOf(name);
+    if (algorithm !== undefined && typeof value === 'string') sent[algorithm] = value.trim();
+  }
+  return sent;
+}
+
+/** ChecksumCRC32 (…) and ChecksumType elements of a result, for the object's checksum when it keeps one. */
+export function checksumElements(checksum: { algorithm: string; value: string } | undefined): Record<string, string> {
+  if (checksum === undefined) return {};
+  const label = CHECKSUM_ALGORITHMS[checksum.algorithm]!.label;
+  return { [`Checksum${label}`]: checksum.value, ChecksumType: isComposite(checksum.value) ? 'COMPOSITE' : 'FULL_OBJECT' };
 }

@@ -4,6 +4,7 @@
  * keys as the object listings do.
  */
 import { listParts, listUploads } from '../db/repositories/multipart.js';
+import { CHECKSUM_ALGORITHMS } from '../domain/checksum-algorithms.js';
 import { MAX_PART_NUMBER, requireUpload } from '../domain/multipart.js';
 import { s3Errors } from './errors.js';
 import { ownBucket, ownerXml, sendXml, type Handler, type S3Target } from './handler-support.js';
@@ -37,6 +38,7 @@ const ListParts: Handler = async (ctx, _request, reply, target) => {
   const rows = maxParts === 0 ? [] : await listParts(ctx.db, upload.id, marker, maxParts + 1);
   const page = rows.slice(0, maxParts);
   const { encodingType, encode } = encoderOf(target);
+  const algorithm = upload.checksum_algorithm === null ? undefined : CHECKSUM_ALGORITHMS[upload.checksum_algorithm];
   return sendXml(reply, 'ListPartsResult', {
     Bucket: target.bucket,
     ...(encodingType ? { EncodingType: encodingType } : {}),
@@ -45,11 +47,18 @@ const ListParts: Handler = async (ctx, _request, reply, target) => {
     Initiator: ownerXml(target.caller),
     Owner: ownerXml(target.caller),
     StorageClass: 'STANDARD',
+    ...(algorithm ? { ChecksumAlgorithm: algorithm.label, ChecksumType: upload.checksum_type ?? 'COMPOSITE' } : {}),
     PartNumberMarker: marker,
     NextPartNumberMarker: page.at(-1)?.part_number ?? marker,
     MaxParts: maxParts,
     IsTruncated: rows.length > maxParts,
-    Part: page.map((part) => ({ PartNumber: part.part_number, LastModified: part.created_at, ETag: `"${part.md5}"`, Size: part.size })),
+    Part: page.map((part) => ({
+      PartNumber: part.part_number,
+      LastModified: part.created_at,
+      ETag: `"${part.md5}"`,
+      Size: part.size,
+      ...(algorithm && part.checksum !== null ? { [`Checksum${algorithm.label}`]: part.checksum } : {}),
+    })),
   });
 };
 

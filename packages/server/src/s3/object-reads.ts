@@ -6,6 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ObjectRow } from '../db/schema.js';
+import { isComposite } from '../domain/checksum-algorithms.js';
 import { findReadable } from '../domain/objects.js';
 import type { AppContext } from '../http/context.js';
 import { sendObject } from '../http/downloads.js';
@@ -41,7 +42,9 @@ export const checksumHeaders = (checksums: Record<string, string> | undefined): 
 function storedChecksumHeaders(request: FastifyRequest, query: QueryPairs, object: ObjectRow): Record<string, string> {
   const mode = request.headers['x-amz-checksum-mode'] ?? query.find(([name]) => name === 'x-amz-checksum-mode')?.[1];
   if (object.checksums === null || mode !== 'ENABLED' || request.headers.range !== undefined) return {};
-  return { ...checksumHeaders(JSON.parse(object.checksums) as Record<string, string>), 'x-amz-checksum-type': 'FULL_OBJECT' };
+  const checksums = JSON.parse(object.checksums) as Record<string, string>;
+  const composite = Object.values(checksums).some(isComposite);
+  return { ...checksumHeaders(checksums), 'x-amz-checksum-type': composite ? 'COMPOSITE' : 'FULL_OBJECT' };
 }
 
 /** A request with no signature at all: a public bucket's object, named by its storage_bucket_name (unique across owners). */

@@ -34,6 +34,7 @@ export type S3Operation =
   | 'GetObjectAcl'
   | 'CreateMultipartUpload'
   | 'UploadPart'
+  | 'UploadPartCopy'
   | 'CompleteMultipartUpload'
   | 'AbortMultipartUpload'
   | 'ListParts'
@@ -66,6 +67,8 @@ export const S3_PERMISSION: Record<S3Operation, Permission> = {
   GetObjectAcl: 'read',
   CreateMultipartUpload: 'write',
   UploadPart: 'write',
+  // And read on the source bucket, which the handler checks (upload-part-copy.ts).
+  UploadPartCopy: 'write',
   CompleteMultipartUpload: 'write',
   AbortMultipartUpload: 'write',
   ListParts: 'read',
@@ -140,10 +143,9 @@ export function operationOf(method: string, bucket: string, key: string, query: 
   if (method === 'POST' && sole('uploadId')) return 'CompleteMultipartUpload';
   if (method === 'DELETE' && sole('uploadId')) return 'AbortMultipartUpload';
   if (method === 'GET' && names.includes('uploadId') && only(LIST_PARTS_PARAMS)) return 'ListParts';
-  // Only with both parameters (and no copy source) is a PUT a part; never a PutObject.
+  // Only with both parameters is a PUT a part (its bytes copied when it names a copy source); never a PutObject.
   if (method === 'PUT' && names.length === 2 && names.includes('partNumber') && names.includes('uploadId') && only(UPLOAD_PART_PARAMS)) {
-    if (headers['x-amz-copy-source'] !== undefined) throw s3Errors.notImplemented('UploadPartCopy');
-    return 'UploadPart';
+    return headers['x-amz-copy-source'] !== undefined ? 'UploadPartCopy' : 'UploadPart';
   }
   if ((method === 'GET' || method === 'HEAD') && only(GET_OBJECT_PARAMS)) return method === 'GET' ? 'GetObject' : 'HeadObject';
   if (names.length > 0) throw unsupported();

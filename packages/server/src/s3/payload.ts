@@ -16,7 +16,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import type { S3Caller } from './auth.js';
 import { AwsChunkedDecoder, chunkedErrors, STREAMING_SIGNED, STREAMING_SIGNED_TRAILER, STREAMING_UNSIGNED_TRAILER, type ChunkSigning } from './aws-chunked.js';
-import { bodyChecks, checksumAlgorithmOf, failedCheck, verifiedChecksums, type BodyCheck } from './checksums.js';
+import { bodyChecks, checksumAlgorithmOf, checksumTap, failedCheck, sentChecksumAlgorithm, verifiedChecksums, type BodyCheck } from './checksums.js';
 import { s3Errors } from './errors.js';
 import { UNSIGNED_PAYLOAD } from './sigv4.js';
 import { parseXml } from './xml.js';
@@ -34,6 +34,17 @@ export interface RequestBody {
   md5Hex?: () => string;
   /** The flexible checksum the bytes were verified against ({crc32: base64}), once the stream has ended; undefined when none was sent. */
   checksums?: () => Record<string, string> | undefined;
+  /** With `checksum`: that checksum of the decoded bytes (base64) once the stream has ended, as verified when sent, else as computed. */
+  checksum?: () => Promise<string>;
+}
+
+export interface BodyOptions {
+  /** Take the bytes' MD5 (md5Hex). */
+  md5?: boolean;
+  /** Know this flexible checksum of the bytes (a multipart upload's algorithm), sent or not. */
+  checksum?: string;
+  /** Check no flexible checksum header against the body (CompleteMultipartUpload's describe the object). */
+  objectChecksumHeaders?: boolean;
 }
 
 /** An MD5 taken of the bytes as they pass, never compared: S3 tools expect it as the object's ETag. */
@@ -51,16 +62,24 @@ function md5Tap(): { check: BodyCheck; hex: () => string } {
  * say. `caller` (whose key checks chunk signatures) is needed only for a
  * signed aws-chunked body. Throws S3's error for a malformed or unsupported claim.
  */
-export function bodyStream(request: FastifyRequest, payloadHash: string, caller?: S3Caller, options: { md5?: boolean } = {}): RequestBody {
+export function bodyStream(request: FastifyRequest, payloadHash: string, caller?: S3Caller, options: BodyOptions = {}): RequestBody {
   const tap = options.md5 ? md5Tap() : undefined;
-  const body = readBody(request, payloadHash, caller, tap ? [tap.check] : []);
-  return tap ? { ...body, md5Hex: tap.hex } : body;
+  const wanted = options.checksum;
+  // The wanted checksum is taken as the bytes pass only when the request does not send it (then it is verified, and known).
+  const computed = wanted !== undefined && sentChecksumAlgorithm(request.headers) !== wanted ? checksumTap(wanted) : undefined;
+  const taps = [...(tap ? [tap.check] : []), ...(computed ? [computed.check] : [])];
+  const body = readBody(request, payloadHash, caller, taps, options.objectChecksumHeaders !== true);
+  return {
+    ...body,
+    ...(tap ? { md5Hex: tap.hex } : {}),
+    ...(wanted !== undefined ? { checksum: computed?.value ?? (() => Promise.resolve(body.checksums?.()?.[wanted] ?? '')) } : {}),
+  };
 }
 
-function readBody(request: FastifyRequest, payloadHash: string, caller: S3Caller | undefined, taps: BodyCheck[]): RequestBody {
+function readBody(request: FastifyRequest, payloadHash: string, caller: S3Caller | undefined, taps: BodyCheck[], flexible: boolean): RequestBody {
   const headers = request.headers;
   if (payloadHash.startsWith('STREAMING-')) return chunkedBody(request, payloadHash, caller, taps);
-  const checks = [...bodyChecks(headers), ...taps];
+  const checks = [...bodyChecks(headers, undefined, flexible), ...taps];
   if (payloadHash === UNSIGNED_PAYLOAD) {
     return checks.length === 0
       ? { stream: request.raw, raw: true }
