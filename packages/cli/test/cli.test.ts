@@ -5,12 +5,15 @@
  * SQLite file.
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beginUpload, storePart } from '../../server/src/domain/multipart.js';
 import { freePort, startTestServer, type TestServer } from '../../server/test/helpers/server.js';
 
 const BIN = fileURLToPath(new URL('../bin/pail.js', import.meta.url));
@@ -87,6 +90,7 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email, password }),
     });
+  const tokenOf = async (email: string, password: string) => ((await (await login(email, password)).json()) as { data: { token: string } }).data.token;
   const listBuckets = (key: string) => fetch(`${server.url}/api/v1/buckets`, { headers: { 'x-api-key': key } });
 
   beforeAll(async () => {
@@ -310,6 +314,40 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
     expect(JSON.parse(await ok(dataDir, ['keys', 'list', 'limits@example.com', '--json']))).toHaveLength(keysBefore.length);
   });
 
+  it('gc removes a multipart upload older than MULTIPART_EXPIRY_SECONDS, with its part and its bytes', async () => {
+    const { storage, db } = server.app.pail;
+    await ok(dataDir, ['users', 'create', 'multipart@example.com', '--password', 'multipart-pass']);
+    const owner = await db.selectFrom('users').selectAll().where('email', '=', 'multipart@example.com').executeTakeFirstOrThrow();
+    const created = await fetch(`${server.url}/api/buckets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await tokenOf('multipart@example.com', 'multipart-pass')}` },
+      body: JSON.stringify({ name: 'multipart-gc', public: false }),
+    });
+    expect(created.status).toBe(201);
+    const bucket = await db.selectFrom('buckets').select(['id', 'owner_id', 'storage_name']).where('name', '=', 'multipart-gc').executeTakeFirstOrThrow();
+    const uploadId = await beginUpload(storage, { owner, bucket, filename: 'left.bin', contentType: 'application/octet-stream' });
+    const part = Buffer.from('a part nobody completed');
+    await storePart(storage, {
+      owner,
+      bucket,
+      uploadId,
+      partNumber: 1,
+      body: Readable.from([part]),
+      declaredSize: part.length,
+      rawRequestBody: false,
+      md5Hex: () => createHash('md5').update(part).digest('hex'),
+    });
+    const [{ storage_key }] = await db.selectFrom('multipart_parts').select('storage_key').where('upload_id', '=', uploadId).execute();
+    expect(await storage.blobs.get(storage_key)).toBeDefined();
+
+    // Younger than the default 7 days: kept.
+    expect(await ok(dataDir, ['gc'])).toMatch(/^Removed 0 expired multipart uploads and /);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await ok(dataDir, ['gc'], { env: { MULTIPART_EXPIRY_SECONDS: '1' } })).toMatch(/^Removed 1 expired multipart upload and /);
+    expect(await db.selectFrom('multipart_uploads').select('id').where('id', '=', uploadId).execute()).toEqual([]);
+    await expect(storage.blobs.get(storage_key)).rejects.toThrow();
+  });
+
   it("does not revoke another user's key", async () => {
     const out = await ok(dataDir, ['keys', 'create', 'pro@example.com', '--json']);
     const created = JSON.parse(out) as { id: number; key: string };
@@ -369,13 +407,15 @@ describe('pail without a server', SLOW, () => {
     const twoHoursAgo = new Date(Date.now() - 2 * 3600 * 1000);
     await utimes(old, twoHoursAgo, twoHoursAgo);
 
-    expect(await ok(dataDir, ['gc'])).toBe('Removed 1 orphaned blob; finished 0 interrupted bucket deletions.\n');
+    expect(await ok(dataDir, ['gc'])).toBe('Removed 0 expired multipart uploads and 1 orphaned blob; finished 0 interrupted bucket deletions.\n');
     expect(existsSync(old)).toBe(false);
     expect(existsSync(young)).toBe(true);
 
-    expect(await ok(dataDir, ['gc', '--grace', '0'])).toBe('Removed 1 orphaned blob; finished 0 interrupted bucket deletions.\n');
+    expect(await ok(dataDir, ['gc', '--grace', '0'])).toBe(
+      'Removed 0 expired multipart uploads and 1 orphaned blob; finished 0 interrupted bucket deletions.\n',
+    );
     expect(existsSync(young)).toBe(false);
-    expect(await ok(dataDir, ['gc'])).toBe('Removed 0 orphaned blobs; finished 0 interrupted bucket deletions.\n');
+    expect(await ok(dataDir, ['gc'])).toBe('Removed 0 expired multipart uploads and 0 orphaned blobs; finished 0 interrupted bucket deletions.\n');
   });
 
   it('users list on an empty database says so', async () => {

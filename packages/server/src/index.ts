@@ -9,3 +9,4 @@ export { createUser, findUser, setPlan, userView, planOf } from './domain/users.
 export { createApiKey, listApiKeys, revokeApiKey } from './domain/api-keys.js';
 export { AppError } from './domain/errors.js';
 export { collectGarbage } from './domain/garbage-collection.js';
+export { expireMultipartUploads } from './domain/multipart-expiry.js';
