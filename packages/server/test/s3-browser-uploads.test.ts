@@ -16,14 +16,16 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { createPresignedPost, type PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
-import { createHash } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { freePort, startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
 let s3Url: string;
@@ -305,6 +307,7 @@ describe('bucket CORS', () => {
 });
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const EXAMPLE = fileURLToPath(new URL('../../../examples/presigned-post/server.mjs', import.meta.url));
 
 /** A real browser: a page served from another origin posts the form with fetch, as an app would. */
 describe.skipIf(!existsSync(CHROMIUM))('in Chromium', () => {
@@ -345,5 +348,46 @@ describe.skipIf(!existsSync(CHROMIUM))('in Chromium', () => {
     }
     const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'browser/note.txt' }));
     expect(await got.Body?.transformToString()).toBe('from chromium');
+  }, 60_000);
+
+  it("the README's example (examples/presigned-post) uploads the image chosen in its page, and refuses other files", async () => {
+    const bucket = await newBucket();
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const example = spawn(process.execPath, [EXAMPLE], {
+      env: {
+        PATH: process.env.PATH,
+        PAIL_S3_ENDPOINT: s3Url,
+        PAIL_ACCESS_KEY_ID: alice.accessKeyId,
+        PAIL_SECRET_ACCESS_KEY: alice.secretAccessKey,
+        BUCKET: bucket,
+        PORT: String(port),
+        ORIGIN: origin,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    try {
+      await new Promise<void>((ready, failed) => {
+        example.stdout.setEncoding('utf8').on('data', (text: string) => text.includes('open http') && ready());
+        example.on('exit', (code) => failed(new Error(`the example server exited (${code})`)));
+      });
+      const image = randomBytes(50_000);
+      const tab = await browser.newPage();
+      await tab.goto(origin);
+      await tab.setInputFiles('#file', { name: 'cat.png', mimeType: 'image/png', buffer: image });
+      await tab.waitForFunction(() => !document.getElementById('status')!.textContent.startsWith('Uploading'));
+      expect(await tab.textContent('#status')).toBe(`Uploaded cat.png: 204, ETag "${createHash('md5').update(image).digest('hex')}"`);
+      const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'uploads/cat.png' }));
+      expect(got.ContentType).toBe('image/png');
+      expect(Buffer.from(await got.Body!.transformToByteArray()).equals(image)).toBe(true);
+
+      await tab.setInputFiles('#file', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') });
+      await tab.waitForFunction(() => !document.getElementById('status')!.textContent.startsWith('Uploading'));
+      expect(await tab.textContent('#status')).toBe('Not signed: images only');
+    } finally {
+      await browser.close();
+      example.kill();
+    }
   }, 60_000);
 });
