@@ -104,7 +104,7 @@ describe('a FULL_OBJECT CRC32C upload', () => {
     const created = await begin(s3, bucket, 'full.bin', 'CRC32C', 'FULL_OBJECT');
     expect(created).toMatchObject({ ChecksumAlgorithm: 'CRC32C', ChecksumType: 'FULL_OBJECT' });
     const parts = [randomBytes(5 * MiB), randomBytes(777)];
-    const listed = [];
+    const listed: { PartNumber: number; ETag?: string; ChecksumCRC32C?: string }[] = [];
     for (const [index, part] of parts.entries()) {
       const sent = await s3.send(
         new UploadPartCommand({ Bucket: bucket, Key: 'full.bin', UploadId: created.UploadId, PartNumber: index + 1, Body: part, ChecksumAlgorithm: 'CRC32C' }),
@@ -142,7 +142,7 @@ describe('parts without a checksum of their own', () => {
     const created = await begin(s3, bucket, 'bare.bin', 'CRC32');
     expect(created).toMatchObject({ ChecksumAlgorithm: 'CRC32', ChecksumType: 'COMPOSITE' });
     const parts = [randomBytes(5 * MiB), randomBytes(4321)];
-    const etags = [];
+    const etags: string[] = [];
     for (const [index, part] of parts.entries()) {
       const sent = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'bare.bin', UploadId: created.UploadId, PartNumber: index + 1, Body: part }));
       expect(sent.ChecksumCRC32).toBe(await crc32(part));
