@@ -161,12 +161,33 @@ async function waitHealthy(base, child, label, timeoutMs = 30_000) {
   throw new Error(`${label} did not answer /healthz within ${timeoutMs / 1000}s`);
 }
 
+/** Waits until something accepts TCP connections on 127.0.0.1:`port`. */
+async function waitListening(port, child, label, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${label} exited with code ${child.exitCode} before it was ready`);
+    const open = await new Promise((resolve) => {
+      const socket = net.connect({ host: '127.0.0.1', port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    await sleep(100);
+  }
+  throw new Error(`${label}: nothing listened on port ${port} within ${timeoutMs / 1000}s`);
+}
+
 /**
  * A server process on the server core. `kind` is 'pail' or 'baseline'.
- * Returns { base, pid, dataDir, stop() }.
+ * Returns { base, pid, dataDir, stop() }. With `s3: true` (Pail only), the
+ * S3-compatible API also listens, on a free port (S3_API_PORT; otherwise it
+ * is off), and the result has its url as `s3Base` (null otherwise).
  */
-export async function startServer(kind, { label = kind, env = {}, nodeArgs = [], main = PAIL_MAIN } = {}) {
+export async function startServer(kind, { label = kind, env = {}, nodeArgs = [], main = PAIL_MAIN, s3 = false } = {}) {
   const port = await freePort();
+  const s3Port = kind === 'pail' && s3 ? await freePort() : null;
   const dataDir = tempDir(label);
   // `main`: another build of Pail (a copy of packages/server/dist), for A/B probes.
   const script = kind === 'pail' ? main : path.join(BENCH_DIR, 'baseline-server.mjs');
@@ -180,7 +201,7 @@ export async function startServer(kind, { label = kind, env = {}, nodeArgs = [],
           DATA_DIR: dataDir,
           PUBLIC_URL: `http://127.0.0.1:${port}`,
           LOG_LEVEL: 'warn',
-          S3_API_PORT: 'off',
+          S3_API_PORT: s3Port === null ? 'off' : String(s3Port),
           ...env,
         }
       : { ...cleanEnv(), PORT: String(port), BASELINE_ROOT: dataDir, ...env };
@@ -196,6 +217,7 @@ export async function startServer(kind, { label = kind, env = {}, nodeArgs = [],
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitHealthy(base, child, label);
+    if (s3Port !== null) await waitListening(s3Port, child, `${label} (S3 API)`);
   } catch (error) {
     child.kill('SIGKILL');
     await sleep(100);
@@ -206,6 +228,7 @@ export async function startServer(kind, { label = kind, env = {}, nodeArgs = [],
     kind,
     label,
     base,
+    s3Base: s3Port === null ? null : `http://127.0.0.1:${s3Port}`,
     pid: child.pid,
     dataDir,
     logFile,
@@ -240,12 +263,15 @@ export async function api(base, method, url, { key, token, json, expect } = {}) 
   return text ? JSON.parse(text) : null;
 }
 
-/** Signs a user up and makes an API key. Returns { email, token, key }. */
+/**
+ * Signs a user up and makes an API key. Returns { email, token, key,
+ * accessKeyId, secretAccessKey } (the last two: the key's S3 credential).
+ */
 export async function makeUser(base, email) {
   const signup = await api(base, 'POST', '/api/auth/signup', { json: { email, password: 'bench password 1234' }, expect: [201] });
   const token = signup.data.token;
   const created = await api(base, 'POST', '/api/keys', { token, json: { name: 'bench' }, expect: [201] });
-  return { email, token, key: created.data.key };
+  return { email, token, key: created.data.key, accessKeyId: created.data.access_key_id, secretAccessKey: created.data.secret_access_key };
 }
 
 export async function makeBucket(base, key, name, visibility) {
@@ -312,6 +338,11 @@ export function runLoad(spec) {
 /** One W5/W6 transfer (see stream-client.mjs for the spec). */
 export function runStream(spec) {
   return runChildJson('stream-client.mjs', spec, 15 * 60 * 1000);
+}
+
+/** One S3 upload through the AWS SDK, or its check (see s3-client.mjs for the spec). */
+export function runS3Client(spec) {
+  return runChildJson('s3-client.mjs', spec, 15 * 60 * 1000);
 }
 
 // ---------------------------------------------------------------------------

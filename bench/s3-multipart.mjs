@@ -1,0 +1,314 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:s3`: a large upload through the S3-compatible API, in one
+ * PutObject against @aws-sdk/lib-storage's multipart Upload. The requirement:
+ * a 1 GiB multipart upload at least 0.9 of a 1 GiB raw PUT's MB/s, with the
+ * server's RSS within idle + 64 MiB.
+ *
+ *   node bench/s3-multipart.mjs [--reps N] [--size MiB] [--only raw,mp5,mp16]
+ *                               [--no-download] [--cpu-prof] [--no-build]
+ *
+ * Starts Pail (embedded defaults, server on core 0, the S3 API on a free
+ * port, storage and file caps raised, rate limits out of the way), measures
+ * its idle RSS, makes one untimed small pass of every case (warm-up), then
+ * runs the cases interleaved, `--reps` times (default 3), the order rotating:
+ *
+ *   raw   one PutObject of the whole streamed body (ContentLength given)
+ *   mp5   lib-storage's Upload with its defaults (partSize 5 MiB, queueSize 4)
+ *   mp16  lib-storage's Upload with partSize 16 MiB, queueSize 4
+ *
+ * The client (s3-client.mjs: the AWS SDK v3 with its default checksums, CRC32)
+ * runs as a child process on the load core (core 1). Each transfer: `sync`
+ * and, as root, the page cache emptied first (as W5); the server's RSS
+ * sampled every 50 ms and VmHWM read after resetting it; its CPU seconds by
+ * thread. After each transfer, untimed: HeadObject (size, and the ETag
+ * against the one computed client-side: the MD5, or the MD5 of the parts'
+ * MD5s and "-<parts>"), a GetObject whose MD5 is compared with what was sent
+ * (not with --no-download), and a DeleteObject.
+ *
+ * Prints a log line per transfer and a table of medians, the ratio
+ * multipart/raw and whether it meets >= 0.9 and RSS <= idle + 64 MiB (the
+ * largest peak of any repetition). Writes every figure to
+ * bench/results/s3-multipart.json. Exit code 1 when an object was not intact.
+ *
+ * --cpu-prof: the server runs under `node --cpu-prof`; after the run, the
+ * modules and functions with the most self time are printed (best with
+ * --only and --reps 1, so one case is profiled).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  BENCH_DIR,
+  commandLine,
+  cpuSplit,
+  gitInfo,
+  idleRssKiB,
+  machineInfo,
+  machineTicks,
+  makeUser,
+  median,
+  MiB,
+  RAISED_LIMITS,
+  readRssKiB,
+  REPO_DIR,
+  resetPeakRss,
+  runOnLoadCore,
+  runS3Client,
+  sampleRss,
+  SERVER_CORE,
+  startServer,
+  tempDir,
+  threadCpu,
+  threadCpuDelta,
+} from './lib.mjs';
+
+const { flag, option } = commandLine();
+const reps = Number(option('--reps') ?? 3);
+const sizeMiB = Number(option('--size') ?? 1024);
+const bytes = sizeMiB * MiB;
+const download = !flag('--no-download');
+const cpuProf = flag('--cpu-prof');
+const RSS_LIMIT_MIB = 64;
+const RATIO_TARGET = 0.9;
+const WARMUP_BYTES = Math.min(bytes, 32 * MiB);
+
+const CASES = [
+  { id: 'raw', what: 'one PutObject (streamed body, ContentLength)', mode: 'put' },
+  { id: 'mp5', what: 'lib-storage Upload, defaults (partSize 5 MiB, queueSize 4)', mode: 'multipart' },
+  { id: 'mp16', what: 'lib-storage Upload, partSize 16 MiB, queueSize 4', mode: 'multipart', partSize: 16 * MiB, queueSize: 4 },
+];
+const only = option('--only')?.split(',');
+const cases = CASES.filter((c) => !only || only.includes(c.id));
+if (cases.length === 0) throw new Error(`--only: none of ${only} is one of ${CASES.map((c) => c.id).join(', ')}`);
+
+/** lib-storage's default part size, for the ETag a default Upload gets. */
+const DEFAULT_PART_SIZE = 5 * MiB;
+const partSizeOf = (c) => (c.mode === 'put' ? 0 : (c.partSize ?? DEFAULT_PART_SIZE));
+
+let dropWarned = false;
+function dropPageCache() {
+  try {
+    fs.writeFileSync('/proc/sys/vm/drop_caches', '1');
+  } catch (error) {
+    if (!dropWarned) console.warn(`note: cannot empty the page cache before uploads (${error.code ?? error.message})`);
+    dropWarned = true;
+  }
+}
+
+const mib = (kib) => (kib / 1024).toFixed(1);
+
+async function main() {
+  if (!flag('--no-build')) {
+    try {
+      execFileSync('npx', ['tsc', '-b', 'packages/shared', 'packages/server'], { cwd: REPO_DIR, stdio: 'inherit' });
+    } catch {
+      console.warn('warning: the build failed; using the existing packages/server/dist');
+    }
+  }
+  const machine = machineInfo();
+  const git = gitInfo();
+  const startedAt = new Date().toISOString();
+  const profileDir = cpuProf ? tempDir('s3-profile') : null;
+  const server = await startServer('pail', {
+    label: 's3-multipart',
+    s3: true,
+    env: { ...RAISED_LIMITS, PLAN_FREE_STORAGE_BYTES: String(2 ** 40), MAX_FILE_BYTES: String(2 ** 40) },
+    nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  });
+  const runs = Object.fromEntries(cases.map((c) => [c.id, []]));
+  let failed = false;
+  let idle;
+  try {
+    const user = await makeUser(server.base, 's3-bench@example.com');
+    const bucket = 's3-bench';
+    const s3 = { endpoint: server.s3Base, accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey, bucket };
+    await runS3Client({ ...s3, mode: 'create-bucket' });
+
+    idle = await idleRssKiB(server.pid, 1000);
+    console.log(
+      `Pail pid ${server.pid} (S3 API ${server.s3Base}), ${sizeMiB} MiB per upload, ${reps} repetitions; idle RSS ${mib(idle)} MiB; ` +
+        `commit ${git?.commit ?? '?'}${git?.dirty ? ' (uncommitted server changes)' : ''}, node ${machine.node}, ${machine.cpus} cores`,
+    );
+
+    // Untimed warm-up: every path once, small.
+    for (const c of cases) {
+      const key = `warmup-${c.id}.bin`;
+      await runS3Client({ ...s3, mode: c.mode, key, bytes: WARMUP_BYTES, seed: 0, partSize: c.partSize, queueSize: c.queueSize });
+      await runS3Client({ ...s3, mode: 'delete', key });
+    }
+
+    for (let rep = 1; rep <= reps; rep++) {
+      // The order rotates, so no case always follows the same neighbour.
+      const order = cases.map((_, i) => cases[(i + rep - 1) % cases.length]);
+      for (const c of order) {
+        const key = `big-${c.id}-${rep}.bin`;
+        const seed = `${c.id}-${rep}`;
+        execFileSync('sync');
+        dropPageCache();
+        const beforeKiB = await idleRssKiB(server.pid, 500);
+        const hwmReset = resetPeakRss(server.pid);
+        const sampler = sampleRss(server.pid, 50);
+        const cpuBefore = cpuSplit(server.pid);
+        const threadsBefore = threadCpu(server.pid);
+        const coreBefore = machineTicks(SERVER_CORE);
+        let r;
+        let sampled;
+        try {
+          r = await runS3Client({ ...s3, mode: c.mode, key, bytes, seed, partSize: c.partSize, queueSize: c.queueSize });
+        } finally {
+          sampled = sampler.stop();
+        }
+        const { peakKiB, samples } = sampled;
+        const hwmKiB = hwmReset ? readRssKiB(server.pid, 'VmHWM') : null;
+        const cpuAfter = cpuSplit(server.pid);
+        const threads = threadCpuDelta(threadsBefore, threadCpu(server.pid));
+        const serverCpu = cpuBefore && cpuAfter ? cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system : null;
+        const serverSystemCpu = cpuBefore && cpuAfter ? cpuAfter.system - cpuBefore.system : null;
+        // CPU seconds on the server's core that were not the server's (other processes, kernel threads, interrupts).
+        const coreAfter = machineTicks(SERVER_CORE);
+        const busy = (x) => x.all - x.idle - x.iowait - x.steal;
+        const othersOnCore = coreBefore && coreAfter && serverCpu !== null ? Math.max(0, (busy(coreAfter) - busy(coreBefore)) / 100 - serverCpu) : null;
+        const peak = Math.max(peakKiB, hwmKiB ?? 0);
+        const growthMiB = (peak - idle) / 1024;
+        const growthOverBeforeMiB = (peak - beforeKiB) / 1024;
+
+        const check = await runS3Client({ ...s3, mode: 'check', key, bytes, seed, partSize: partSizeOf(c), download });
+        await runS3Client({ ...s3, mode: 'delete', key });
+        if (!check.intact) failed = true;
+
+        const entry = {
+          rep,
+          ...r,
+          beforeKiB,
+          peakKiB,
+          hwmKiB,
+          samples,
+          growthMiB,
+          growthOverBeforeMiB,
+          serverCpu,
+          othersOnCore,
+          serverSystemCpu,
+          threads,
+          check,
+        };
+        runs[c.id].push(entry);
+        const complete = r.completeSeconds !== null ? `, Complete ${r.completeSeconds.toFixed(2)} s` : '';
+        const parts = r.parts !== null ? `${r.parts} parts` : '1 request';
+        console.log(
+          `rep ${rep} ${c.id.padEnd(4)} ${r.mbps.toFixed(0).padStart(5)} MB/s in ${r.seconds.toFixed(2)} s (${parts}${complete}); ` +
+            `RSS before ${mib(beforeKiB)} MiB, peak ${mib(peak)} (sampled ${mib(peakKiB)} over ${samples}${hwmKiB !== null ? `, VmHWM ${mib(hwmKiB)}` : ''}) = +${growthMiB.toFixed(1)} MiB above idle (+${growthOverBeforeMiB.toFixed(1)} above before); ` +
+            `server CPU ${serverCpu?.toFixed(2)} s (system ${serverSystemCpu?.toFixed(2)}; ${threads}), others on its core ${othersOnCore?.toFixed(2)} s, client CPU ${r.clientCpu.toFixed(2)} s; ` +
+            `ETag ${check.etag} ${check.etag === check.expectedEtag ? 'as computed' : `EXPECTED ${check.expectedEtag}`}, size ${check.size}` +
+            `${download ? `, download MD5 ${check.receivedMd5 === check.sentMd5 && check.receivedBytes === bytes ? 'same as sent' : `DIFFERENT (${check.receivedBytes} bytes)`}` : ''}: ` +
+            `${check.intact ? 'INTACT' : 'NOT INTACT'}`,
+        );
+      }
+    }
+    const first = (id) => runs[id]?.[0];
+    for (const c of cases) {
+      const e = first(c.id);
+      if (e)
+        console.log(
+          `${c.id}: the SDK sent ${e.payloadMode}${e.trailer ? `, trailer ${e.trailer}` : ''}${e.checksumHeaders?.length ? `, headers ${e.checksumHeaders.join(', ')}` : ''}`,
+        );
+    }
+  } finally {
+    await server.stop();
+  }
+  machine.loadavgEnd = (await import('node:os')).default.loadavg();
+
+  // ---------------------------------------------------------------- table
+  const raw = runs.raw;
+  const rawMbps = raw ? median(raw.map((e) => e.mbps)) : null;
+  const rows = cases.map((c) => {
+    const list = runs[c.id];
+    const mbps = median(list.map((e) => e.mbps));
+    const maxGrowth = Math.max(...list.map((e) => e.growthMiB));
+    const ratio = rawMbps && c.id !== 'raw' ? mbps / rawMbps : null;
+    return {
+      id: c.id,
+      what: c.what,
+      mbps,
+      each: list.map((e) => e.mbps),
+      eachRatio: c.id !== 'raw' && raw ? list.map((e, i) => (raw[i] ? e.mbps / raw[i].mbps : null)) : null,
+      ratio,
+      ratioMet: ratio === null ? null : ratio >= RATIO_TARGET,
+      serverCpu: median(list.map((e) => e.serverCpu)),
+      clientCpu: median(list.map((e) => e.clientCpu)),
+      completeSeconds: median(list.map((e) => e.completeSeconds)),
+      growthMedian: median(list.map((e) => e.growthMiB)),
+      maxGrowth,
+      rssMet: maxGrowth <= RSS_LIMIT_MIB,
+      intact: list.every((e) => e.check.intact),
+    };
+  });
+  const fmt = (v, digits = 0) =>
+    v === null || v === undefined ? '–' : v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const lines = [
+    `S3 upload benchmark, ${startedAt}; commit ${git?.commit ?? '?'}${git?.dirty ? ' (uncommitted server changes)' : ''}; node ${machine.node}; ${machine.cpus} × ${machine.model.split(' ').slice(0, 2).join(' ')}; server on core ${machine.serverCore}, client on core ${machine.loadCore}`,
+    `${sizeMiB} MiB per upload, ${reps} repetitions interleaved, medians; idle RSS ${mib(idle)} MiB; load average at start ${machine.loadavgStart.map((x) => x.toFixed(2)).join(' ')}, at end ${machine.loadavgEnd.map((x) => x.toFixed(2)).join(' ')}`,
+    '',
+    `| Case | What | MB/s | Each repetition | /raw (each) | Server CPU s | Client CPU s | Complete s | RSS above idle, median / max MiB | Target | Met | Intact |`,
+    `|---|---|---:|---|---:|---:|---:|---:|---:|---|---|---|`,
+    ...rows.map(
+      (r) =>
+        `| ${r.id} | ${r.what} | ${fmt(r.mbps)} | ${r.each.map((x) => fmt(x)).join(' ')} | ${r.ratio === null ? '–' : `${fmt(r.ratio, 2)} (${r.eachRatio.map((x) => fmt(x, 2)).join(' ')})`} | ` +
+        `${fmt(r.serverCpu, 2)} | ${fmt(r.clientCpu, 2)} | ${fmt(r.completeSeconds, 2)} | ${fmt(r.growthMedian, 1)} / ${fmt(r.maxGrowth, 1)} | ` +
+        `${r.id === 'raw' ? `RSS ≤ +${RSS_LIMIT_MIB}` : `≥ ${RATIO_TARGET} of raw, RSS ≤ +${RSS_LIMIT_MIB}`} | ` +
+        `${r.id === 'raw' ? (r.rssMet ? 'yes' : 'no') : r.ratioMet === null ? (r.rssMet ? 'RSS yes' : 'RSS no') : `${r.ratioMet ? 'yes' : 'no'} / ${r.rssMet ? 'yes' : 'no'}`} | ${r.intact ? 'yes' : 'NO'} |`,
+    ),
+  ];
+  console.log(`\n${lines.join('\n')}`);
+  fs.mkdirSync(path.join(BENCH_DIR, 'results'), { recursive: true });
+  const out = path.join(BENCH_DIR, 'results', 's3-multipart.json');
+  fs.writeFileSync(out, JSON.stringify({ startedAt, git, machine, sizeMiB, reps, idleKiB: idle, rows, runs }, null, 2));
+  console.log(`\n(every repetition in ${path.relative(REPO_DIR, out)})`);
+
+  if (profileDir) summariseProfile(profileDir);
+  if (failed) console.error('an uploaded object was NOT INTACT');
+  process.exit(failed ? 1 : 0);
+}
+
+/** The server's --cpu-prof: modules and functions by self time (as profile.mjs prints them). */
+function summariseProfile(dir, top = 25) {
+  const file = fs.readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) return console.warn(`no .cpuprofile in ${dir}`);
+  const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
+  const selfUs = new Map();
+  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
+  const where = (url) => {
+    const clean = url.replace(/^file:\/\//, '');
+    const nm = clean.lastIndexOf('node_modules/');
+    if (nm >= 0) {
+      const rest = clean.slice(nm + 'node_modules/'.length).split('/');
+      return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
+    }
+    if (clean.startsWith('node:')) return 'node:internal';
+    return clean.includes('/packages/') ? clean.slice(clean.indexOf('/packages/') + 1) : clean;
+  };
+  const byFunction = new Map();
+  const byModule = new Map();
+  for (const node of profile.nodes) {
+    const us = selfUs.get(node.id) ?? 0;
+    if (!us) continue;
+    const cf = node.callFrame;
+    const fn = `${cf.functionName || '(anonymous)'}  ${cf.url ? `${where(cf.url)}:${cf.lineNumber + 1}` : '(native)'}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+    const mod = cf.url ? where(cf.url) : cf.functionName.startsWith('(') ? cf.functionName : '(native)';
+    byModule.set(mod, (byModule.get(mod) ?? 0) + us);
+  }
+  const show = (title, map, n) => {
+    console.log(`\n${title}`);
+    for (const [name, us] of [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, n))
+      console.log(`${((us / total) * 100).toFixed(1).padStart(6)} %  ${(us / 1e6).toFixed(2).padStart(6)} s  ${name}`);
+  };
+  console.log(
+    `\nserver CPU profile (main thread only; pool threads' hashing and writes are not in it): ${(total / 1e6).toFixed(1)} s sampled, ${path.join(dir, file)}`,
+  );
+  show('by module (self time)', byModule, 15);
+  show('by function (self time)', byFunction, top);
+}
+
+await runOnLoadCore(main);
