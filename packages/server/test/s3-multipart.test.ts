@@ -187,6 +187,31 @@ describe('S3 multipart uploads', () => {
     });
   });
 
+  it('ListMultipartUploads with a delimiter rolls keys up into common prefixes, each once, paged with key-marker', async () => {
+    const { s3, bucket } = await setUp();
+    const keys = ['a.txt', 'docs/1.txt', 'docs/2.txt', 'docs/2.txt', 'docs/sub/3.txt', 'm.txt', 'photos/x.jpg', 'z.txt'];
+    for (const key of keys) await begin(s3, bucket, key);
+    const all = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Delimiter: '/' }));
+    expect(all.Uploads?.map((upload) => upload.Key)).toEqual(['a.txt', 'm.txt', 'z.txt']);
+    expect(all.CommonPrefixes?.map((entry) => entry.Prefix)).toEqual(['docs/', 'photos/']);
+    expect(all).toMatchObject({ Delimiter: '/', IsTruncated: false });
+
+    const inDocs = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Delimiter: '/', Prefix: 'docs/' }));
+    expect(inDocs.Uploads?.map((upload) => upload.Key)).toEqual(['docs/1.txt', 'docs/2.txt', 'docs/2.txt']);
+    expect(inDocs.CommonPrefixes?.map((entry) => entry.Prefix)).toEqual(['docs/sub/']);
+
+    // Two entries a page (uploads and prefixes alike), every entry exactly once.
+    const seen: string[] = [];
+    let marker: { KeyMarker?: string; UploadIdMarker?: string } = {};
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Delimiter: '/', MaxUploads: 2, ...marker }));
+      seen.push(...(page.Uploads ?? []).map((upload) => upload.Key!), ...(page.CommonPrefixes ?? []).map((entry) => entry.Prefix!));
+      if (!page.IsTruncated) break;
+      marker = { KeyMarker: page.NextKeyMarker, UploadIdMarker: page.NextUploadIdMarker };
+    }
+    expect(seen.sort()).toEqual(['a.txt', 'docs/', 'm.txt', 'photos/', 'z.txt']);
+  });
+
   it('refuses a too-small part that is not the last (EntityTooSmall), a wrong ETag (InvalidPart), parts out of order (InvalidPartOrder), part 10001', async () => {
     const { s3, bucket } = await setUp();
     const uploadId = await begin(s3, bucket, 'refused');

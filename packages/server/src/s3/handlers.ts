@@ -26,6 +26,7 @@ import type { S3Operation } from './operations.js';
 import { bodyStream, smallXmlBody } from './payload.js';
 import { CopyObject } from './copy-object.js';
 import { UploadPartCopy } from './upload-part-copy.js';
+import { TAGGING_HANDLERS } from './tagging.js';
 import { writeConditionOf } from './conditions.js';
 import { checksumHeaders } from './object-reads.js';
 
@@ -78,6 +79,7 @@ export const HANDLERS: Record<S3Operation, Handler> = {
   ...LIST_HANDLERS,
   ...MULTIPART_HANDLERS,
   ...MULTIPART_LIST_HANDLERS,
+  ...TAGGING_HANDLERS,
 
   async PutObject(ctx, request, reply, target) {
     const bucket = await ownBucket(ctx, target);

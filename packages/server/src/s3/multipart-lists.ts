@@ -1,11 +1,13 @@
 /**
  * ListParts and ListMultipartUploads: a page of an upload's kept parts, and
- * of a bucket's unfinished uploads, in S3's XML. encoding-type=url encodes
- * keys as the object listings do.
+ * of a bucket's unfinished uploads (rolled up into common prefixes with a
+ * delimiter), in S3's XML. encoding-type=url encodes keys as the object
+ * listings do.
  */
-import { listParts, listUploads } from '../db/repositories/multipart.js';
+import { listParts, listUploads, type MultipartUploadRow } from '../db/repositories/multipart.js';
 import { CHECKSUM_ALGORITHMS } from '../domain/checksum-algorithms.js';
 import { MAX_PART_NUMBER, requireUpload } from '../domain/multipart.js';
+import type { AppContext } from '../http/context.js';
 import { s3Errors } from './errors.js';
 import { ownBucket, ownerXml, sendXml, type Handler, type S3Target } from './handler-support.js';
 import { answeringRefusals } from './multipart-handlers.js';
@@ -62,34 +64,94 @@ const ListParts: Handler = async (ctx, _request, reply, target) => {
   });
 };
 
+/** Past every key that starts with `prefix` (U+10FFFF sorts after any character a key may hold). */
+const pastPrefix = (prefix: string) => `${prefix}\u{10FFFF}`;
+
+type UploadEntry = { upload: MultipartUploadRow } | { commonPrefix: string };
+
+/**
+ * Up to `limit` entries after the markers: uploads, and with a delimiter the
+ * keys' common prefixes, each once, in key order, as S3 rolls them up. A
+ * key-marker that is itself a common prefix resumes after all of it.
+ */
+async function uploadEntries(
+  ctx: AppContext,
+  bucketId: number,
+  page: { prefix: string; delimiter: string | undefined; keyMarker: string; uploadIdMarker: string; limit: number },
+): Promise<UploadEntry[]> {
+  const { prefix, delimiter, limit } = page;
+  if (delimiter === undefined) {
+    return (await listUploads(ctx.db, bucketId, { ...page })).map((upload) => ({ upload }));
+  }
+  const entries: UploadEntry[] = [];
+  let marker = page.keyMarker.endsWith(delimiter) && page.keyMarker.startsWith(prefix) ? pastPrefix(page.keyMarker) : page.keyMarker;
+  let uploadIdMarker = marker === page.keyMarker ? page.uploadIdMarker : '';
+  while (entries.length < limit) {
+    const wanted = limit - entries.length;
+    const rows = await listUploads(ctx.db, bucketId, { prefix, keyMarker: marker, uploadIdMarker, limit: wanted });
+    let rolledUp = false;
+    for (const upload of rows) {
+      const cut = upload.filename.indexOf(delimiter, prefix.length);
+      if (cut < 0) {
+        entries.push({ upload });
+        marker = upload.filename;
+        uploadIdMarker = upload.id;
+        continue;
+      }
+      const commonPrefix = upload.filename.slice(0, cut + delimiter.length);
+      entries.push({ commonPrefix });
+      // The rest under this prefix rolls up into it: the next query starts past them all.
+      marker = pastPrefix(commonPrefix);
+      uploadIdMarker = '';
+      rolledUp = true;
+      break;
+    }
+    if (!rolledUp && rows.length < wanted) break;
+  }
+  return entries;
+}
+
 const ListMultipartUploads: Handler = async (ctx, _request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
   const maxUploads = pageSize(target, 'max-uploads');
   const prefix = queryValue(target.query, 'prefix') ?? '';
+  const delimiter = queryValue(target.query, 'delimiter') || undefined;
   const keyMarker = queryValue(target.query, 'key-marker') ?? '';
   const uploadIdMarker = queryValue(target.query, 'upload-id-marker') ?? '';
-  const rows = maxUploads === 0 ? [] : await listUploads(ctx.db, bucket.id, { prefix, keyMarker, uploadIdMarker, limit: maxUploads + 1 });
-  const page = rows.slice(0, maxUploads);
-  const truncated = rows.length > maxUploads;
+  const entries = maxUploads === 0 ? [] : await uploadEntries(ctx, bucket.id, { prefix, delimiter, keyMarker, uploadIdMarker, limit: maxUploads + 1 });
+  const page = entries.slice(0, maxUploads);
+  const truncated = entries.length > maxUploads;
   const { encodingType, encode } = encoderOf(target);
   const last = page.at(-1);
+  const next = last === undefined ? undefined : 'upload' in last ? { key: last.upload.filename, id: last.upload.id } : { key: last.commonPrefix, id: '' };
   return sendXml(reply, 'ListMultipartUploadsResult', {
     Bucket: target.bucket,
     ...(encodingType ? { EncodingType: encodingType } : {}),
     KeyMarker: encode(keyMarker),
     UploadIdMarker: uploadIdMarker,
-    ...(truncated && last ? { NextKeyMarker: encode(last.filename), NextUploadIdMarker: last.id } : {}),
+    ...(truncated && next ? { NextKeyMarker: encode(next.key), NextUploadIdMarker: next.id } : {}),
+    ...(delimiter !== undefined ? { Delimiter: encode(delimiter) } : {}),
     Prefix: encode(prefix),
     MaxUploads: maxUploads,
     IsTruncated: truncated,
-    Upload: page.map((upload) => ({
-      Key: encode(upload.filename),
-      UploadId: upload.id,
-      Initiator: ownerXml(target.caller),
-      Owner: ownerXml(target.caller),
-      StorageClass: 'STANDARD',
-      Initiated: upload.created_at,
-    })),
+    Upload: page.flatMap((entry) =>
+      'upload' in entry
+        ? [
+            {
+              Key: encode(entry.upload.filename),
+              UploadId: entry.upload.id,
+              Initiator: ownerXml(target.caller),
+              Owner: ownerXml(target.caller),
+              StorageClass: 'STANDARD',
+              Initiated: entry.upload.created_at,
+              ...(entry.upload.checksum_algorithm !== null
+                ? { ChecksumAlgorithm: CHECKSUM_ALGORITHMS[entry.upload.checksum_algorithm]!.label, ChecksumType: entry.upload.checksum_type ?? 'COMPOSITE' }
+                : {}),
+            },
+          ]
+        : [],
+    ),
+    CommonPrefixes: page.flatMap((entry) => ('commonPrefix' in entry ? [{ Prefix: encode(entry.commonPrefix) }] : [])),
   });
 };
 

@@ -1,9 +1,11 @@
 /**
  * Which S3 operation a request is. Only the operations Pail serves are
  * recognised, each with the query parameters it understands; anything else
- * (?tagging, PUT ?acl on an object, PUT ?versioning) is
+ * (PUT ?tagging, PUT ?acl on an object, PUT ?versioning) is
  * 501 NotImplemented, so it can never be mistaken for a plain PutObject or
- * GetObject and change or reveal an object.
+ * GetObject and change or reveal an object. A write whose headers ask for
+ * what Pail cannot do (tags, encryption, object lock) is 501 too, never
+ * stored without it.
  */
 import type { Permission } from '@pail/shared';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -32,6 +34,7 @@ export type S3Operation =
   | 'DeleteObject'
   | 'DeleteObjects'
   | 'GetObjectAcl'
+  | 'GetObjectTagging'
   | 'CreateMultipartUpload'
   | 'UploadPart'
   | 'UploadPartCopy'
@@ -65,6 +68,7 @@ export const S3_PERMISSION: Record<S3Operation, Permission> = {
   DeleteObject: 'delete',
   DeleteObjects: 'delete',
   GetObjectAcl: 'read',
+  GetObjectTagging: 'read',
   CreateMultipartUpload: 'write',
   UploadPart: 'write',
   // And read on the source bucket, which the handler checks (upload-part-copy.ts).
@@ -99,7 +103,7 @@ export const RESPONSE_OVERRIDES = [
   'response-expires',
 ] as const;
 const GET_OBJECT_PARAMS = new Set<string>(['x-amz-checksum-mode', ...RESPONSE_OVERRIDES]);
-const LIST_UPLOADS_PARAMS = new Set(['uploads', 'prefix', 'key-marker', 'upload-id-marker', 'max-uploads', 'encoding-type']);
+const LIST_UPLOADS_PARAMS = new Set(['uploads', 'prefix', 'delimiter', 'key-marker', 'upload-id-marker', 'max-uploads', 'encoding-type']);
 const LIST_PARTS_PARAMS = new Set(['uploadId', 'max-parts', 'part-number-marker', 'encoding-type']);
 const UPLOAD_PART_PARAMS = new Set(['partNumber', 'uploadId']);
 
@@ -116,6 +120,10 @@ export function operationOf(method: string, bucket: string, key: string, query: 
     throw unsupported();
   }
   const sole = (name: string) => names.length === 1 && names[0] === name;
+  const writing = (operation: S3Operation): S3Operation => {
+    refuseUnsupportedWrite(headers);
+    return operation;
+  };
   if (key === '') {
     if (method === 'GET' && sole('location')) return 'GetBucketLocation';
     if (method === 'GET' && sole('versioning')) return 'GetBucketVersioning';
@@ -139,7 +147,8 @@ export function operationOf(method: string, bucket: string, key: string, query: 
     throw unsupported();
   }
   if (method === 'GET' && sole('acl')) return 'GetObjectAcl';
-  if (method === 'POST' && sole('uploads')) return 'CreateMultipartUpload';
+  if (method === 'GET' && sole('tagging')) return 'GetObjectTagging';
+  if (method === 'POST' && sole('uploads')) return writing('CreateMultipartUpload');
   if (method === 'POST' && sole('uploadId')) return 'CompleteMultipartUpload';
   if (method === 'DELETE' && sole('uploadId')) return 'AbortMultipartUpload';
   if (method === 'GET' && names.includes('uploadId') && only(LIST_PARTS_PARAMS)) return 'ListParts';
@@ -149,13 +158,38 @@ export function operationOf(method: string, bucket: string, key: string, query: 
   }
   if ((method === 'GET' || method === 'HEAD') && only(GET_OBJECT_PARAMS)) return method === 'GET' ? 'GetObject' : 'HeadObject';
   if (names.length > 0) throw unsupported();
-  if (method === 'PUT') {
-    return headers['x-amz-copy-source'] !== undefined ? 'CopyObject' : 'PutObject';
-  }
+  if (method === 'PUT') return writing(headers['x-amz-copy-source'] !== undefined ? 'CopyObject' : 'PutObject');
   if (method === 'GET') return 'GetObject';
   if (method === 'HEAD') return 'HeadObject';
   if (method === 'DELETE') return 'DeleteObject';
   throw unsupported();
+}
+
+/** Write headers naming something Pail never does; any value asks for it. */
+const UNSUPPORTED_WRITE_HEADERS = [
+  'x-amz-object-lock-mode',
+  'x-amz-object-lock-retain-until-date',
+  'x-amz-object-lock-legal-hold',
+  'x-amz-website-redirect-location',
+];
+
+/**
+ * 501 for a new object's headers (or POST Object's form fields, named the
+ * same) that ask for what Pail cannot do: storing the object without it
+ * would be a success that did nothing. Pail keeps no tags, does not encrypt
+ * at rest (SSE-S3, SSE-KMS and SSE-C alike; MinIO without KMS answers the
+ * same), has no object lock, no website redirects and one storage class.
+ * An empty x-amz-tagging and STANDARD are the truth, so they pass.
+ */
+export function refuseUnsupportedWrite(headers: Readonly<Record<string, string | string[] | undefined>>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (name.startsWith('x-amz-server-side-encryption') || UNSUPPORTED_WRITE_HEADERS.includes(name)) throw s3Errors.notImplemented(name);
+  }
+  const tagging = headers['x-amz-tagging'];
+  if (tagging !== undefined && String(tagging) !== '') throw s3Errors.notImplemented('x-amz-tagging (object tags)');
+  const storageClass = headers['x-amz-storage-class'];
+  if (storageClass !== undefined && storageClass !== 'STANDARD') throw s3Errors.notImplemented(`x-amz-storage-class ${String(storageClass)}`);
 }
 
 /**

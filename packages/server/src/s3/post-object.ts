@@ -21,7 +21,7 @@ import { contentTypeFor } from '../http/uploads.js';
 import { addCorsHeaders, addCorsHeadersByStorageName } from './cors-answers.js';
 import { S3Error, s3Errors } from './errors.js';
 import { metadataOf } from './metadata.js';
-import { S3_PERMISSION } from './operations.js';
+import { refuseUnsupportedWrite, S3_PERMISSION } from './operations.js';
 import { readPostForm, type PostForm } from './post-form.js';
 import { checkConditions, parsePolicy, policySignatureMatches, type PostPolicy } from './post-policy.js';
 import { splitUrl } from './query.js';
@@ -54,6 +54,9 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
     const acl = fields.get('acl');
     // An object has its bucket's visibility (as with PutObject), so only the two canned ACLs are taken.
     if (acl !== undefined && acl !== 'private' && acl !== 'public-read') throw s3Errors.notImplemented(`acl ${acl}`);
+    // The fields PutObject would have as headers get its refusals (encryption, object lock, storage class); a form's tags are a tagging field.
+    refuseUnsupportedWrite(Object.fromEntries(fields));
+    if ((fields.get('tagging') ?? '') !== '') throw s3Errors.notImplemented('tagging (object tags)');
     const filename = parseFilename(key);
     const checked = lengthChecked(policy);
     form.file.stream.on('error', (error) => checked.stream.destroy(error));

@@ -1,0 +1,359 @@
+/**
+ * Everything else S3 has is 501 NotImplemented with S3's XML: never a 500,
+ * and never a success that did nothing. A table of real signed requests for
+ * each operation and write header Pail does not serve, then proof that none
+ * of them changed anything; GetObjectTagging's truthful empty tag set; and
+ * what is accepted because it asks for nothing Pail lacks.
+ */
+import {
+  CopyObjectCommand,
+  CreateBucketCommand,
+  GetObjectCommand,
+  GetObjectTaggingCommand,
+  HeadObjectCommand,
+  ListBucketsCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, signUp, type TestUser } from './helpers/client.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+let server: TestServer;
+let alice: TestUser;
+let s3: S3Client;
+
+beforeAll(async () => {
+  server = await startTestServer({ s3: true });
+  if (server.s3Url === null) throw new Error('the S3 listener did not start');
+  alice = await signUp(server.url);
+  s3 = clientOf(alice.accessKeyId, alice.secretAccessKey);
+});
+afterAll(() => server.close());
+
+function clientOf(accessKeyId: string, secretAccessKey: string): S3Client {
+  return new S3Client({
+    endpoint: server.s3Url!,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId, secretAccessKey },
+    maxAttempts: 1,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+async function s3Error(promise: Promise<unknown>): Promise<{ name: string; status: number | undefined }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof S3ServiceException) return { name: error.name, status: error.$metadata.httpStatusCode };
+    throw error;
+  }
+  throw new Error('expected the command to fail');
+}
+
+const storageUsed = async (): Promise<number> =>
+  (await json(await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${alice.token}` } }))).data.storage_used_bytes;
+
+const md5Base64 = (bytes: Buffer | string) => createHash('md5').update(bytes).digest('base64');
+const SSE_C_KEY = randomBytes(32);
+const SSE_C = {
+  'x-amz-server-side-encryption-customer-algorithm': 'AES256',
+  'x-amz-server-side-encryption-customer-key': SSE_C_KEY.toString('base64'),
+  'x-amz-server-side-encryption-customer-key-md5': md5Base64(SSE_C_KEY),
+};
+/** Each set of write headers that asks for something Pail cannot do. */
+const WRITE_HEADERS: Record<string, Record<string, string>> = {
+  tags: { 'x-amz-tagging': 'project=pail&team=storage' },
+  'SSE-S3': { 'x-amz-server-side-encryption': 'AES256' },
+  'SSE-KMS': { 'x-amz-server-side-encryption': 'aws:kms', 'x-amz-server-side-encryption-aws-kms-key-id': 'alias/some-key' },
+  'SSE-C': SSE_C,
+  'bucket key': { 'x-amz-server-side-encryption-bucket-key-enabled': 'true' },
+  'object lock': { 'x-amz-object-lock-mode': 'GOVERNANCE', 'x-amz-object-lock-retain-until-date': '2030-01-01T00:00:00Z' },
+  'retain-until alone': { 'x-amz-object-lock-retain-until-date': '2030-01-01T00:00:00Z' },
+  'legal hold': { 'x-amz-object-lock-legal-hold': 'ON' },
+  'website redirect': { 'x-amz-website-redirect-location': '/elsewhere.html' },
+  GLACIER: { 'x-amz-storage-class': 'GLACIER' },
+  REDUCED_REDUNDANCY: { 'x-amz-storage-class': 'REDUCED_REDUNDANCY' },
+  STANDARD_IA: { 'x-amz-storage-class': 'STANDARD_IA' },
+};
+
+const BUCKET_SUBRESOURCES = [
+  'policy',
+  'lifecycle',
+  'tagging',
+  'website',
+  'encryption',
+  'logging',
+  'object-lock',
+  'replication',
+  'notification',
+  'accelerate',
+  'requestPayment',
+  'ownershipControls',
+  'publicAccessBlock',
+  'intelligent-tiering',
+  'analytics',
+  'metrics',
+  'inventory',
+  'policyStatus',
+];
+/** A plausible body for each PUT, so a handler that reads one would get it; any other gets an empty configuration. */
+const PUT_BODIES: Record<string, string> = {
+  policy: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: '*' }] }),
+  tagging: '<Tagging><TagSet><Tag><Key>a</Key><Value>b</Value></Tag></TagSet></Tagging>',
+  lifecycle:
+    '<LifecycleConfiguration><Rule><ID>gone</ID><Filter><Prefix></Prefix></Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>',
+  versioning: '<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>',
+  retention: '<Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>2030-01-01T00:00:00Z</RetainUntilDate></Retention>',
+  'legal-hold': '<LegalHold><Status>ON</Status></LegalHold>',
+  restore: '<RestoreRequest><Days>1</Days></RestoreRequest>',
+  select:
+    '<SelectObjectContentRequest><Expression>select * from s3object</Expression><ExpressionType>SQL</ExpressionType><InputSerialization><CSV/></InputSerialization><OutputSerialization><CSV/></OutputSerialization></SelectObjectContentRequest>',
+};
+
+interface Case {
+  name: string;
+  method: string;
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+/** Every request in the sweep: the bucket holds `kept.txt` (the target of every object write) and `source.txt`. */
+function sweep(bucket: string, other: string): Case[] {
+  const cases: Case[] = [];
+  for (const name of BUCKET_SUBRESOURCES) {
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const body = method === 'PUT' ? (PUT_BODIES[name] ?? '<Configuration></Configuration>') : '';
+      cases.push({ name: `${method} bucket ?${name}`, method, path: `/${bucket}?${name}`, body });
+    }
+  }
+  cases.push({ name: 'PUT bucket ?versioning', method: 'PUT', path: `/${bucket}?versioning`, body: PUT_BODIES.versioning });
+  const object = `/${bucket}/kept.txt`;
+  cases.push(
+    { name: 'PUT object ?tagging', method: 'PUT', path: `${object}?tagging`, body: PUT_BODIES.tagging },
+    { name: 'DELETE object ?tagging', method: 'DELETE', path: `${object}?tagging` },
+    { name: 'GET object ?retention', method: 'GET', path: `${object}?retention` },
+    { name: 'PUT object ?retention', method: 'PUT', path: `${object}?retention`, body: PUT_BODIES.retention },
+    { name: 'GET object ?legal-hold', method: 'GET', path: `${object}?legal-hold` },
+    { name: 'PUT object ?legal-hold', method: 'PUT', path: `${object}?legal-hold`, body: PUT_BODIES['legal-hold'] },
+    { name: 'POST object ?restore', method: 'POST', path: `${object}?restore`, body: PUT_BODIES.restore },
+    { name: 'GET object ?torrent', method: 'GET', path: `${object}?torrent` },
+    { name: 'GET object ?attributes', method: 'GET', path: `${object}?attributes`, headers: { 'x-amz-object-attributes': 'ETag,ObjectSize' } },
+    { name: 'POST object ?select', method: 'POST', path: `${object}?select&select-type=2`, body: PUT_BODIES.select },
+    {
+      name: 'PUT object ?acl with a grant',
+      method: 'PUT',
+      path: `${object}?acl`,
+      headers: { 'x-amz-grant-read': 'uri="http://acs.amazonaws.com/groups/global/AllUsers"' },
+    },
+    { name: 'PUT object ?acl canned', method: 'PUT', path: `${object}?acl`, headers: { 'x-amz-acl': 'public-read' } },
+  );
+  for (const [what, headers] of Object.entries(WRITE_HEADERS)) {
+    cases.push(
+      { name: `PutObject over kept.txt with ${what}`, method: 'PUT', path: object, body: 'overwritten', headers },
+      { name: `PutObject of a new key with ${what}`, method: 'PUT', path: `/${bucket}/new.txt`, body: 'new bytes', headers },
+      { name: `CopyObject over kept.txt with ${what}`, method: 'PUT', path: object, headers: { 'x-amz-copy-source': `/${bucket}/source.txt`, ...headers } },
+      {
+        name: `CopyObject to another bucket with ${what}`,
+        method: 'PUT',
+        path: `/${other}/copy.txt`,
+        headers: { 'x-amz-copy-source': `/${bucket}/source.txt`, ...headers },
+      },
+      { name: `CreateMultipartUpload with ${what}`, method: 'POST', path: `${object}?uploads`, headers },
+    );
+  }
+  // A copy that replaces the source's tags with new ones asks for tags too (COPY, the default, is fine: there are none).
+  const replace = { 'x-amz-copy-source': `/${bucket}/source.txt`, 'x-amz-tagging-directive': 'REPLACE', 'x-amz-tagging': 'a=b' };
+  cases.push({ name: 'CopyObject with x-amz-tagging-directive REPLACE', method: 'PUT', path: object, headers: replace });
+  return cases;
+}
+
+describe('the 501 sweep', () => {
+  let bucket: string;
+  let other: string;
+  let etag: string;
+  const original = 'the original bytes of kept.txt';
+  beforeAll(async () => {
+    const stamp = Date.now().toString(36);
+    bucket = `ni-${stamp}`;
+    other = `ni-other-${stamp}`;
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new CreateBucketCommand({ Bucket: other }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'kept.txt', Body: original, ContentType: 'text/plain', Metadata: { note: 'kept' } }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'source.txt', Body: 'the source of every copy' }));
+    etag = (await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'kept.txt' }))).ETag ?? '';
+  });
+
+  it('every request is 501 with <Code>NotImplemented</Code> in S3 XML, and none of them changed anything', async () => {
+    const bucketsBefore = (await s3.send(new ListBucketsCommand({}))).Buckets?.map((b) => b.Name);
+    const keysBefore = async (name: string) => (await s3.send(new ListObjectsV2Command({ Bucket: name }))).Contents?.map((c) => [c.Key, c.ETag, c.Size]);
+    const listedBefore = [await keysBefore(bucket), await keysBefore(other)];
+    const usedBefore = await storageUsed();
+    expect(usedBefore).toBeGreaterThan(0);
+
+    const cases = sweep(bucket, other);
+    expect(cases.length).toBeGreaterThan(100);
+    const answers = [];
+    for (const request of cases) {
+      const answer = await signedFetch(request.method, request.path, request.body ?? '', request.headers);
+      answers.push({ name: request.name, status: answer.status, code: /<Code>([^<]*)<\/Code>/.exec(answer.body)?.[1], body: answer.body });
+    }
+    // All at once, so a failure names every request that was not a 501.
+    const wrong = answers.filter((a) => a.status !== 501 || a.code !== 'NotImplemented').map((a) => `${a.name}: ${a.status} ${a.code ?? a.body.slice(0, 80)}`);
+    expect(wrong).toEqual([]);
+    expect(answers.filter((a) => a.status >= 500 && a.status !== 501)).toEqual([]);
+    for (const answer of answers) {
+      expect(answer.body).toMatch(
+        /^<\?xml version="1.0" encoding="UTF-8"\?>\n<Error><Code>NotImplemented<\/Code><Message>[^<]+ is not implemented by Pail yet<\/Message>/,
+      );
+    }
+
+    // Nothing changed: the target's bytes, ETag and metadata, every listing, every bucket, no upload begun, the storage used.
+    const kept = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'kept.txt' }));
+    expect(await kept.Body?.transformToString()).toBe(original);
+    expect(kept).toMatchObject({ ETag: etag, ContentType: 'text/plain', Metadata: { note: 'kept' } });
+    expect([await keysBefore(bucket), await keysBefore(other)]).toEqual(listedBefore);
+    expect((await s3.send(new ListBucketsCommand({}))).Buckets?.map((b) => b.Name)).toEqual(bucketsBefore);
+    expect((await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).toEqual([]);
+    expect(await storageUsed()).toBe(usedBefore);
+    // The bucket is still private: no ACL, policy or public-access change took.
+    const objectUrl = `${server.s3Url}/${bucket}/kept.txt`;
+    expect((await fetch(objectUrl)).status).toBe(403);
+  }, 60_000);
+
+  it('a browser form (POST Object) with any of those fields is 501 and stores nothing', async () => {
+    const fields: Record<string, string>[] = [
+      ...Object.values(WRITE_HEADERS).filter((headers) => !('x-amz-tagging' in headers)),
+      { tagging: PUT_BODIES.tagging! },
+    ];
+    for (const [index, extra] of fields.entries()) {
+      const key = `form-${index}.txt`;
+      const { url, fields: signed } = await createPresignedPost(s3, { Bucket: bucket, Key: key, Fields: extra, Expires: 600 });
+      const form = new FormData();
+      for (const [name, value] of Object.entries(signed)) form.append(name, value);
+      form.append('file', new Blob(['form bytes']), 'form.txt');
+      const answer = await fetch(url, { method: 'POST', body: form });
+      const body = await answer.text();
+      expect({ fields: extra, status: answer.status, code: /<Code>([^<]*)<\/Code>/.exec(body)?.[1] }).toEqual({
+        fields: extra,
+        status: 501,
+        code: 'NotImplemented',
+      });
+      expect(await s3Error(s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key })))).toMatchObject({ status: 404 });
+    }
+  });
+});
+
+describe('GetObjectTagging', () => {
+  it('is an empty tag set for a readable object, NoSuchKey for a missing one, and needs read permission', async () => {
+    const bucket = `ni-tags-${Date.now().toString(36)}`;
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'dir/tagged é.txt', Body: 'bytes' }));
+    const tagging = await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'dir/tagged é.txt' }));
+    expect(tagging.TagSet).toEqual([]);
+    const raw = await signedFetch('GET', `/${bucket}/dir/tagged%20%C3%A9.txt?tagging`, '');
+    expect(raw.status).toBe(200);
+    expect(raw.headers['content-type']).toBe('application/xml');
+    expect(raw.body).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<Tagging xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><TagSet></TagSet></Tagging>');
+    expect(await s3Error(s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'missing.txt' })))).toEqual({ name: 'NoSuchKey', status: 404 });
+    expect(await s3Error(s3.send(new GetObjectTaggingCommand({ Bucket: `${bucket}-none`, Key: 'x.txt' })))).toEqual({ name: 'NoSuchBucket', status: 404 });
+
+    const key = await json(
+      await fetch(`${server.url}/api/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'write only', permissions: ['write'] }),
+      }),
+    );
+    const writeOnly = clientOf(key.data.access_key_id, key.data.secret_access_key);
+    expect(await s3Error(writeOnly.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'dir/tagged é.txt' })))).toMatchObject({
+      name: 'AccessDenied',
+      status: 403,
+    });
+  });
+});
+
+describe('what is accepted, because it asks for nothing Pail lacks', () => {
+  it('x-amz-storage-class STANDARD, an empty x-amz-tagging, and a copy with the tagging directive COPY (or REPLACE by no tags)', async () => {
+    const bucket = `ni-ok-${Date.now().toString(36)}`;
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'standard.txt', Body: 'standard', StorageClass: 'STANDARD' }));
+    expect((await signedFetch('PUT', `/${bucket}/untagged.txt`, 'untagged', { 'x-amz-tagging': '' })).status).toBe(200);
+    const copySource = `${bucket}/standard.txt`;
+    await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: 'copy.txt', CopySource: copySource, TaggingDirective: 'COPY' }));
+    await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: 'replaced.txt', CopySource: copySource, TaggingDirective: 'REPLACE' }));
+    const keys = (await s3.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents?.map((c) => c.Key);
+    expect(keys).toEqual(['copy.txt', 'replaced.txt', 'standard.txt', 'untagged.txt']);
+    expect((await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'copy.txt' }))).TagSet).toEqual([]);
+  });
+});
+
+/** A SigV4-signed request sent with node:http (as s3-operations.test.ts's), so any method, query and header can be sent as a tool would. */
+async function signedFetch(
+  method: string,
+  pathAndQuery: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
+  const { host, port } = new URL(server.s3Url!);
+  const url = new URL(pathAndQuery, 'http://placeholder');
+  const signer = new SignatureV4({
+    service: 's3',
+    region: 'us-east-1',
+    credentials: { accessKeyId: alice.accessKeyId, secretAccessKey: alice.secretAccessKey },
+    sha256: NodeSha256,
+    uriEscapePath: false,
+    applyChecksum: true,
+  });
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = value;
+  const signed = await signer.sign({
+    method,
+    protocol: 'http:',
+    hostname: host.replace(/:\d+$/, ''),
+    port: Number(port),
+    path: url.pathname,
+    query,
+    headers: { host, 'x-amz-content-sha256': createHash('sha256').update(body).digest('hex'), ...headers },
+    body,
+  });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port: Number(port), method, path: pathAndQuery, headers: signed.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** SHA-256 (and its HMAC) for the signer, from node:crypto. */
+class NodeSha256 {
+  private readonly hash;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash =
+      secret === undefined
+        ? createHash('sha256')
+        : createHmac('sha256', typeof secret === 'string' ? secret : Buffer.from(ArrayBuffer.isView(secret) ? secret.buffer : secret));
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.hash.update(
+      typeof data === 'string' ? data : ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data),
+    );
+  }
+  digest(): Promise<Uint8Array> {
+    return Promise.resolve(new Uint8Array(this.hash.digest()));
+  }
+}
