@@ -23,6 +23,7 @@ const NOT_BACKEND_SPECIFIC = [
   'packages/server/test/process.test.ts',
   'packages/server/test/s3-crash.test.ts',
   'packages/server/test/s3-multipart-crash.test.ts',
+  'packages/server/test/resumable-crash.test.ts',
   'packages/server/test/s3-tools-large.test.ts',
   'packages/server/test/sqlite-writes.test.ts',
 ];
@@ -32,6 +33,7 @@ const SCALED_ONLY = [
   'packages/server/test/scale-out/redis-down.test.ts',
   'packages/server/test/scale-out/stores-down.test.ts',
   'packages/server/test/scale-out/s3-two-instances.test.ts',
+  'packages/server/test/scale-out/resumable-two-instances.test.ts',
 ];
 
 const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes)$/i.test(value);

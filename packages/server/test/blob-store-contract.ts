@@ -325,6 +325,47 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
       });
     });
 
+    describe('put without a content hash', () => {
+      it('stores the bytes and reports an empty hash', async () => {
+        const bytes = randomBytes(700_000);
+        const result = await store.put('b1/nohash', chunked(bytes, 64 * 1024), { contentHash: false });
+        expect(result).toEqual({ size: bytes.length, contentHash: '' });
+        expect((await collect(await store.get('b1/nohash'))).equals(bytes)).toBe(true);
+      });
+    });
+
+    describe('concat', () => {
+      it('stores the sources one after another and leaves them as they were', async () => {
+        // Odd sizes: blocks that end mid-source, an empty source and a one-byte one.
+        const parts = [randomBytes(5 * MiB + 12_345), Buffer.alloc(0), randomBytes(1), randomBytes(700_001), randomBytes(64 * 1024)];
+        const keys = parts.map((_, i) => `parts/p${i}`);
+        for (const [i, part] of parts.entries()) await putBytes(keys[i]!, part);
+        const whole = Buffer.concat(parts);
+        expect(await store.concat('b1/whole', keys)).toEqual({ size: whole.length });
+        expect((await collect(await store.get('b1/whole'))).equals(whole)).toBe(true);
+        expect((await store.head('b1/whole'))?.size).toBe(whole.length);
+        for (const [i, part] of parts.entries()) expect((await store.read(keys[i]!)).equals(part)).toBe(true);
+      });
+
+      it('stores one source as a copy, and none as a 0-byte blob', async () => {
+        const bytes = randomBytes(300_000);
+        await putBytes('parts/only', bytes);
+        expect(await store.concat('b1/copy', ['parts/only'])).toEqual({ size: bytes.length });
+        expect((await store.read('b1/copy')).equals(bytes)).toBe(true);
+        expect(await store.concat('b1/none', [])).toEqual({ size: 0 });
+        expect((await store.read('b1/none')).length).toBe(0);
+      });
+
+      it('rejects with BlobNotFoundError when a source is missing, leaving nothing under the key', async () => {
+        await putBytes('parts/a', randomBytes(100_000));
+        for (const sources of [['parts/gone'], ['parts/a', 'parts/gone']]) {
+          await expect(store.concat('b1/never', sources)).rejects.toBeInstanceOf(BlobNotFoundError);
+          expect(await store.head('b1/never')).toBeNull();
+        }
+        expect(await listKeys(store, '')).toEqual(['parts/a']);
+      });
+    });
+
     it('check() resolves for a working store', async () => {
       await expect(store.check()).resolves.toBeUndefined();
     });

@@ -127,7 +127,8 @@ describe.each(['token', 'cookie'] as const)('buckets through the Client API (%s)
     const response = await api()('', { method: 'POST', body: JSON.stringify({ name: `photos-${mode}` }) });
     expect(response.status).toBe(201);
     const { data } = await json(response);
-    expect(Object.keys(data).sort()).toEqual(['created_at', 'id', 'name', 'object_count', 'public', 'total_bytes']);
+    expect(Object.keys(data).sort()).toEqual(['allowed_types', 'created_at', 'id', 'max_file_bytes', 'name', 'object_count', 'public', 'total_bytes']);
+    expect(data).toMatchObject({ max_file_bytes: null, allowed_types: null });
     expect(data).toMatchObject({ name: `photos-${mode}`, public: false, object_count: 0, total_bytes: 0 });
     expect(typeof data.id).toBe('number');
     expect(data.created_at).toMatch(ISO);
@@ -355,9 +356,10 @@ describe.each(['token', 'cookie'] as const)('files through the Client API (%s)',
     expect(body.next_cursor).toBeNull();
     expect(body.data.map((o: { filename: string }) => o.filename)).toEqual(['a.txt', 'b.txt', 'c d.txt']);
     const [first] = body.data;
-    expect(Object.keys(first).sort()).toEqual(['bucket_id', 'content_type', 'created_at', 'filename', 'id', 'size', 'storage_name', 'url']);
+    expect(Object.keys(first).sort()).toEqual(['bucket_id', 'content_type', 'created_at', 'filename', 'id', 'size', 'storage_name', 'updated_at', 'url']);
     expect(first).toMatchObject({ id: `${bucket.id}/a.txt`, bucket_id: bucket.id, filename: 'a.txt', size: 5, content_type: 'text/plain' });
     expect(first.created_at).toMatch(ISO);
+    expect(first.updated_at).toBe(first.created_at);
     expect(first.url.startsWith(`${server.url}/storage/`)).toBe(true);
     expect(first.url.endsWith('/a.txt')).toBe(true);
 

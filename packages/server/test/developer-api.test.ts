@@ -42,6 +42,8 @@ const bucketShape = {
   object_count: expect.any(Number),
   total_bytes: expect.any(Number),
   created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),
+  max_file_bytes: null,
+  allowed_types: null,
 };
 
 describe.each(['/api/v1/buckets', '/api/v1/bucket'])('Developer API at %s', (base) => {
@@ -151,6 +153,7 @@ describe.each(['/api/v1/buckets', '/api/v1/bucket'])('Developer API at %s', (bas
       content_type: 'text/plain',
       url: expect.stringMatching(new RegExp(`^${server.url}/storage/files-${suffix}-[0-9a-f]+/hello\\.txt$`)),
       created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
 
     const del = await call(alice, 'DELETE', `${base}/${bucket.id}/files/hello.txt`);

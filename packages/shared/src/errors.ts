@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   BucketNameTaken: 409,
   EmailTaken: 409,
   StorageLimitExceeded: 409,
+  /** A resumable upload's request at another offset than the upload's (tus: 409). */
+  OffsetMismatch: 409,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   RangeNotSatisfiable: 416,

@@ -16,6 +16,10 @@ export const StorageBucketSchema = Type.Object(
     object_count: Type.Integer(),
     total_bytes: Type.Integer(),
     created_at: Type.String({ format: 'date-time' }),
+    max_file_bytes: Type.Union([Type.Integer(), Type.Null()], { description: 'The largest file this bucket accepts; null: only the server-wide limit' }),
+    allowed_types: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: 'The MIME types (or type/* patterns) this bucket accepts, checked against the bytes; null: any',
+    }),
   },
   { title: 'StorageBucket' },
 );
@@ -31,6 +35,7 @@ export const BucketObjectSchema = Type.Object(
     content_type: Type.String(),
     url: Type.String(),
     created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time', description: 'When this version was uploaded: moves when the file is replaced' }),
   },
   { title: 'BucketObject' },
 );
@@ -127,13 +132,49 @@ export const CreateBucketBody = Type.Object(
     name: Type.String({ description: 'Bucket name', examples: ['photos'] }),
     visibility: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private')])),
     public: Type.Optional(Type.Boolean({ description: 'Alternative to visibility' })),
+    max_file_bytes: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'null clears it' })),
+    allowed_types: Type.Optional(
+      Type.Union([Type.Array(Type.String(), { maxItems: 100 }), Type.Null()], {
+        description: 'MIME types or type/* patterns; null clears it',
+        examples: [['image/*', 'application/pdf']],
+      }),
+    ),
   },
   {
     additionalProperties: true,
     errorMessage: {
       type: NOT_AN_OBJECT,
       required: { name: 'Bucket name is required' },
-      properties: { name: 'Bucket name must be a string', visibility: 'visibility must be "public" or "private"', public: 'public must be true or false' },
+      properties: {
+        name: 'Bucket name must be a string',
+        visibility: 'visibility must be "public" or "private"',
+        public: 'public must be true or false',
+        max_file_bytes: 'max_file_bytes must be a whole number of bytes (at least 1) or null',
+        allowed_types: 'allowed_types must be a list of at most 100 MIME types (or type/* patterns), or null',
+      },
+    },
+  },
+);
+
+/** PATCH of a bucket: its limits (absent: unchanged; null: cleared). */
+export const UpdateBucketBody = Type.Object(
+  {
+    max_file_bytes: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'null clears it' })),
+    allowed_types: Type.Optional(
+      Type.Union([Type.Array(Type.String(), { maxItems: 100 }), Type.Null()], {
+        description: 'MIME types or type/* patterns; null clears it',
+        examples: [['image/*', 'application/pdf']],
+      }),
+    ),
+  },
+  {
+    additionalProperties: true,
+    errorMessage: {
+      type: NOT_AN_OBJECT,
+      properties: {
+        max_file_bytes: 'max_file_bytes must be a whole number of bytes (at least 1) or null',
+        allowed_types: 'allowed_types must be a list of at most 100 MIME types (or type/* patterns), or null',
+      },
     },
   },
 );
@@ -207,4 +248,12 @@ export const ListFilesQuery = Type.Object({
   limit: Type.Optional(Type.String({ description: '1 to 1000, default 1000' })),
   cursor: Type.Optional(Type.String()),
   delimiter: Type.Optional(Type.String({ description: 'Only "/": list the folders under prefix apart from its files' })),
+  search: Type.Optional(
+    Type.String({
+      description:
+        'Files whose name after prefix contains this, ignoring case (Unicode); % and _ are literal. With delimiter=/: the whole tree under prefix, files only',
+    }),
+  ),
+  sort: Type.Optional(Type.String({ description: 'name (default), size, type or updated; ties by name', examples: ['size'] })),
+  order: Type.Optional(Type.String({ description: 'asc (default) or desc' })),
 });

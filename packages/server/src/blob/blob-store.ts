@@ -7,6 +7,7 @@
  * when it rejects (bad stream, size cap, crash), nothing is visible under `key`.
  */
 import type { Readable } from 'node:stream';
+import type { BlobStaging } from './staging.js';
 
 export interface ByteRange {
   /** First byte, inclusive. */
@@ -25,17 +26,32 @@ export interface PutOptions {
    * soon as it has (release-chunk.ts).
    */
   releaseChunks?: boolean;
+  /**
+   * false: skip the content hash (PutResult.contentHash is then ''), for
+   * blobs whose hash nobody uses (multipart parts: their ETag is their MD5).
+   */
+  contentHash?: boolean;
 }
 
 export interface PutResult {
   size: number;
-  /** The content hash, computed while streaming: the ETag (content-hash.ts). */
+  /** The content hash, computed while streaming: the ETag (content-hash.ts); '' when PutOptions.contentHash was false. */
   contentHash: string;
 }
 
 export interface BlobStore {
   readonly kind: string;
+  /** Where resumable uploads' bytes wait until their last byte arrives (staging.ts). */
+  readonly staging: BlobStaging;
   put(key: string, body: Readable, options?: PutOptions): Promise<PutResult>;
+  /**
+   * A new blob under `key` holding the bytes of `sources` one after another
+   * (a completed multipart upload's parts), all-or-nothing as put() is, with
+   * no content hash. The sources are left as they are. Rejects with
+   * BlobNotFoundError when a source is missing, and then nothing is visible
+   * under `key`.
+   */
+  concat(key: string, sources: string[]): Promise<{ size: number }>;
   /** A stream of the bytes (or of one range). Rejects with BlobNotFoundError. */
   get(key: string, range?: ByteRange): Promise<Readable>;
   /**

@@ -8,7 +8,8 @@
 import type { Readable } from 'node:stream';
 import { Readable as ReadableStream } from 'node:stream';
 
-export type SmallOrStream = { small: Buffer } | { stream: Readable };
+/** A stream's `head()` is the bytes read before it was handed back (at least the limit's worth). */
+export type SmallOrStream = { small: Buffer } | { stream: Readable; head: () => Buffer };
 
 /**
  * Reads `body` until it ends or passes `limit` bytes. A body that ended within
@@ -16,7 +17,7 @@ export type SmallOrStream = { small: Buffer } | { stream: Readable };
  * the ones read here first. Holds at most `limit` bytes plus one chunk.
  */
 export function takeSmallBody(body: Readable, limit: number): Promise<SmallOrStream> {
-  if (limit <= 0) return Promise.resolve({ stream: body });
+  if (limit <= 0) return Promise.resolve({ stream: body, head: () => Buffer.alloc(0) });
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -32,7 +33,7 @@ export function takeSmallBody(body: Readable, limit: number): Promise<SmallOrStr
       size += chunk.length;
       if (size > limit) {
         body.pause();
-        finish({ stream: prepend(chunks, body) });
+        finish({ stream: prepend(chunks, body), head: () => Buffer.concat(chunks, size) });
       }
     };
     const onEnd = () => finish({ small: Buffer.concat(chunks, size) });
@@ -52,4 +53,12 @@ function prepend(head: Buffer[], rest: Readable): Readable {
     yield* rest as AsyncIterable<Buffer>;
   }
   return ReadableStream.from(all(), { objectMode: false });
+}
+
+/** The body's first `bytes` bytes (all of it when shorter), and the whole body, those bytes included, still to read. */
+export async function peekBody(body: Readable, bytes: number): Promise<{ head: Buffer; stream: Readable }> {
+  const taken = await takeSmallBody(body, bytes);
+  return 'small' in taken
+    ? { head: taken.small, stream: ReadableStream.from([taken.small], { objectMode: false }) }
+    : { head: taken.head(), stream: taken.stream };
 }

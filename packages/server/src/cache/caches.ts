@@ -5,8 +5,8 @@
  * - Small files' bytes (object-cache.ts) and buckets' identities are keyed by
  *   values that never change meaning (blob keys are never reused, a bucket's
  *   id and storage name are fixed), so they need no invalidation.
- * - API key -> owner and bucket + filename -> object are lookups that changes
- *   make stale (metadata-cache.ts). They are kept only where every change
+ * - API key -> owner, bucket + filename -> object and bucket -> its rules
+ *   (limits) are lookups that changes make stale (metadata-cache.ts). They are kept only where every change
  *   reaches every cache: one process on SQLite, or instances that share
  *   epochs in Redis (shared-epochs.ts). On PostgreSQL without Redis they are
  *   not kept at all.
@@ -20,6 +20,7 @@ import type { KeyOwner } from '../db/repositories/api-keys.js';
 import { moveCacheEpoch } from '../db/repositories/cache-epochs.js';
 import type { ReadableObject } from '../db/repositories/objects.js';
 import type { BucketIdentity } from '../db/schema.js';
+import type { BucketRules } from '../domain/bucket-rules.js';
 import { MetadataCache } from './metadata-cache.js';
 import { ObjectCache } from './object-cache.js';
 import type { EpochKind, SharedEpochs } from './shared-epochs.js';
@@ -42,12 +43,14 @@ export interface CachesOptions {
 export class Caches {
   readonly keyOwners: MetadataCache<KeyOwner> | null;
   readonly objects: MetadataCache<ReadableObject> | null;
+  readonly bucketRules: MetadataCache<BucketRules> | null;
   readonly bytes: ObjectCache;
   readonly bucketIdentities = new LRUCache<string, BucketIdentity>({ max: 10_000 });
 
   constructor(private readonly options: CachesOptions) {
     this.keyOwners = options.keepLookups ? new MetadataCache({ max: 10_000, ttlMs: 2_000 }) : null;
     this.objects = options.keepLookups ? new MetadataCache({ max: 10_000, ttlMs: 5_000 }) : null;
+    this.bucketRules = options.keepLookups ? new MetadataCache({ max: 10_000, ttlMs: 5_000 }) : null;
     this.bytes = new ObjectCache(options.bytes.maxObjectBytes, options.bytes.maxTotalBytes);
   }
 
@@ -65,6 +68,7 @@ export class Caches {
       (epochs) => {
         this.keyOwners?.adopt(epochs.keys);
         this.objects?.adopt(epochs.objects);
+        this.bucketRules?.adopt(epochs.buckets);
       },
       () => this.distrust(),
     );
@@ -76,7 +80,7 @@ export class Caches {
    * SQLite file with the calling process (the CLI).
    */
   async changed(kind: ChangeKind): Promise<void> {
-    const local = kind === 'keys' ? this.keyOwners : this.objects;
+    const local = kind === 'keys' ? this.keyOwners : kind === 'objects' ? this.objects : this.bucketRules;
     local?.distrust();
     // Key and plan changes can come from the CLI, a process with no caches of its own.
     if (kind === 'keys' && this.options.db) await moveCacheEpoch(this.options.db);
@@ -94,5 +98,6 @@ export class Caches {
   private distrust(): void {
     this.keyOwners?.distrust();
     this.objects?.distrust();
+    this.bucketRules?.distrust();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Cache invalidation across instances, through Redis (PostgreSQL + Redis
  * deployments). Each kind of cached lookup (API keys, objects) has a counter
- * in Redis. A change increments its counter after its transaction commits and
+ * in Redis (buckets: their rules). A change increments its counter after its transaction commits and
  * before it is answered; every request reads the counters before it looks in
  * a cache (one MGET), and a cache only trusts entries learnt under the counter
  * value it has just read (metadata-cache.ts). So a request that starts after
@@ -13,8 +13,8 @@
 import type { Redis } from 'ioredis';
 import { GroupSync } from '../group-sync.js';
 
-export type EpochKind = 'keys' | 'objects';
-const KINDS: EpochKind[] = ['keys', 'objects'];
+export type EpochKind = 'keys' | 'objects' | 'buckets';
+const KINDS: EpochKind[] = ['keys', 'objects', 'buckets'];
 const READ_TIMEOUT_MS = 250;
 
 export class SharedEpochs {
@@ -47,7 +47,7 @@ export class SharedEpochs {
     });
     try {
       const values = await Promise.race([this.redis.mget(...KINDS.map((kind) => this.key(kind))), late]);
-      return { keys: Number(values[0] ?? 0), objects: Number(values[1] ?? 0) };
+      return { keys: Number(values[0] ?? 0), objects: Number(values[1] ?? 0), buckets: Number(values[2] ?? 0) };
     } finally {
       clearTimeout(timer);
     }

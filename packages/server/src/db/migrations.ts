@@ -4,6 +4,7 @@
  * are in the column helpers at the top, not scattered through the migrations.
  */
 import { sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { foldName } from './folded-names.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -262,6 +263,49 @@ function multipartChecksums(): Migration {
 }
 
 /**
+ * Per-bucket limits (issue 25): the largest file a bucket accepts and the
+ * types it accepts (a JSON list of MIME types or type/* patterns); null: no
+ * limit beyond the server's.
+ */
+function bucketLimits(): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('buckets').addColumn('max_file_bytes', 'bigint').execute();
+      await db.schema.alterTable('buckets').addColumn('allowed_types', 'text').execute();
+    },
+  };
+}
+
+/**
+ * Resumable (tus) uploads (issue 25): an upload created and not yet finished,
+ * expired or terminated. Its declared length counts against the owner's cap
+ * while it lives (holdings.ts); its bytes so far are in the blob store's
+ * staging area under its id (blob/staging.ts).
+ */
+function resumableUploads(dialect: Dialect): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('resumable_uploads')
+        .addColumn('id', 'text', (col) => col.primaryKey())
+        .addColumn('owner_id', c.idType, (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('bucket_id', c.idType, (col) => col.notNull().references('buckets.id'))
+        .addColumn('filename', c.binaryText, (col) => col.notNull())
+        .addColumn('content_type', 'text', (col) => col.notNull())
+        .addColumn('length', 'bigint', (col) => col.notNull())
+        .addColumn('received', 'bigint', (col) => col.notNull())
+        .addColumn('metadata', 'text')
+        .addColumn('created_at', 'text', (col) => col.notNull())
+        .addColumn('updated_at', 'text', (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('resumable_uploads_owner').on('resumable_uploads').column('owner_id').execute();
+      await db.schema.createIndex('resumable_uploads_updated').on('resumable_uploads').column('updated_at').execute();
+    },
+  };
+}
+
+/**
  * Bucket CORS (issue 24): a bucket's CORS rules as S3's PutBucketCors set
  * them, one JSON list per bucket, in a table of its own so that bucket rows
  * (read on every request) stay as they are; no row: no CORS configuration.
@@ -275,6 +319,37 @@ function bucketCors(dialect: Dialect): Migration {
         .addColumn('bucket_id', c.idType, (col) => col.primaryKey().references('buckets.id'))
         .addColumn('rules', 'text', (col) => col.notNull())
         .execute();
+    },
+  };
+}
+
+/**
+ * Case-insensitive search of file names (issue 25): each name folded
+ * (db/folded-names.ts), stored beside it by every object write, and filled
+ * in here for the files that exist. Folded in JavaScript because neither
+ * dialect's SQL folds non-ASCII names the same way as the other.
+ */
+function foldedNames(): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('objects').addColumn('name_folded', 'text').execute();
+      for (;;) {
+        const rows: { bucket_id: number; filename: string }[] = await db
+          .selectFrom('objects')
+          .select(['bucket_id', 'filename'])
+          .where('name_folded', 'is', null)
+          .limit(500)
+          .execute();
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          await db
+            .updateTable('objects')
+            .set({ name_folded: foldName(row.filename) })
+            .where('bucket_id', '=', row.bucket_id)
+            .where('filename', '=', row.filename)
+            .execute();
+        }
+      }
     },
   };
 }
@@ -294,6 +369,9 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0009_object_checksums': objectChecksums(),
         '0010_bucket_cors': bucketCors(dialect),
         '0011_multipart_checksums': multipartChecksums(),
+        '0012_bucket_limits': bucketLimits(),
+        '0013_folded_names': foldedNames(),
+        '0014_resumable_uploads': resumableUploads(dialect),
       };
     },
   };

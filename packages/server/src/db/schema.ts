@@ -3,7 +3,7 @@
  * dialects (they sort correctly as text); booleans are 0/1 integers; big
  * integers come back as numbers (the PostgreSQL pool parses int8).
  */
-import type { Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 export interface UsersTable {
   id: Generated<number>;
@@ -53,6 +53,10 @@ export interface BucketsTable {
   total_bytes: Generated<number>;
   created_at: string;
   deleted_at: string | null;
+  /** The largest file it accepts; null: the server's limit only. */
+  max_file_bytes: number | null;
+  /** The types it accepts, a JSON list of MIME types or `type/*` patterns; null: any. */
+  allowed_types: string | null;
 }
 
 export interface ObjectsTable {
@@ -70,6 +74,8 @@ export interface ObjectsTable {
   metadata: string | null;
   /** Verified full-object checksums an S3 upload sent (JSON, algorithm to base64, e.g. {"crc32":"…"}); null for none. */
   checksums: string | null;
+  /** The name folded for case-insensitive search (db/folded-names.ts); every write sets it. Not part of ObjectRow: only search reads it. */
+  name_folded: ColumnType<string | null, string, string>;
 }
 
 /** Small files' bytes, kept beside their rows and written in the same transaction (object-writes/). */
@@ -120,6 +126,23 @@ export interface MultipartPartsTable {
   checksum: string | null;
 }
 
+/** A resumable (tus) upload in progress: its declared length is held against the cap until it ends. */
+export interface ResumableUploadsTable {
+  id: string;
+  owner_id: number;
+  bucket_id: number;
+  filename: string;
+  content_type: string;
+  length: number;
+  /** Bytes received and kept so far: the tus offset. */
+  received: number;
+  /** The tus Upload-Metadata the client sent, as JSON (shown back on HEAD). */
+  metadata: string | null;
+  created_at: string;
+  /** When its last bytes arrived: it expires 24 hours after. */
+  updated_at: string;
+}
+
 /** A bucket's CORS rules (S3's PutBucketCors), as JSON; a bucket without a row has none. */
 export interface BucketCorsTable {
   bucket_id: number;
@@ -138,11 +161,12 @@ export interface Database {
   multipart_uploads: MultipartUploadsTable;
   multipart_parts: MultipartPartsTable;
   bucket_cors: BucketCorsTable;
+  resumable_uploads: ResumableUploadsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
 export type BucketRow = Selectable<BucketsTable>;
-export type ObjectRow = Selectable<ObjectsTable>;
+export type ObjectRow = Omit<Selectable<ObjectsTable>, 'name_folded'>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
 /** A user as requests carry it (and caches keep it): everything but the password hash. */

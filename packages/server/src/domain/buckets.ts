@@ -13,10 +13,12 @@ import {
   insertBucket,
   listLiveBuckets,
   liveBucketNamed,
+  setBucketLimits,
   setBucketPublic,
 } from '../db/repositories/buckets.js';
 import { insertWithinLimit } from '../db/repositories/users.js';
 import type { BucketIdentity, BucketRow } from '../db/schema.js';
+import { parseLimits } from './bucket-rules.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
 import { mayUseBucket, NO_LIMITS, type KeyLimits } from './key-limits.js';
@@ -36,6 +38,8 @@ export function bucketView(row: BucketRow): StorageBucket {
     object_count: row.object_count,
     total_bytes: row.total_bytes,
     created_at: row.created_at,
+    max_file_bytes: row.max_file_bytes,
+    allowed_types: row.allowed_types === null ? null : (JSON.parse(row.allowed_types) as string[]),
   };
 }
 
@@ -54,10 +58,16 @@ function parseVisibility(input: VisibilityInput): boolean | undefined {
   return fromVisibility ?? input.public;
 }
 
-export async function createBucket(db: Db, ownerId: number, input: VisibilityInput & { name: string }, maxBuckets: number): Promise<StorageBucket> {
+export async function createBucket(
+  db: Db,
+  ownerId: number,
+  input: VisibilityInput & LimitsInput & { name: string },
+  maxBuckets: number,
+): Promise<StorageBucket> {
   const problem = bucketNameProblem(input.name);
   if (problem) throw errors.validation(problem);
   const isPublic = parseVisibility(input) ?? false;
+  const limits = parseLimits(input);
   if (await liveBucketNamed(db, ownerId, input.name)) throw errors.bucketNameTaken();
   try {
     const row = await insertWithinLimit(
@@ -73,6 +83,7 @@ export async function createBucket(db: Db, ownerId: number, input: VisibilityInp
           storage_name: `${input.name}-${randomBytes(6).toString('hex')}`,
           public: isPublic ? 1 : 0,
           created_at: nowIso(),
+          ...limits,
         }),
     );
     if (!row) throw errors.tooMany('buckets', maxBuckets);
@@ -119,6 +130,18 @@ export async function ownBucketForUpload(ports: { db: Db; caches: Caches }, owne
   const identity = { id, owner_id, storage_name };
   ports.caches.bucketIdentities.set(cacheKey, identity);
   return identity;
+}
+
+export type LimitsInput = { max_file_bytes?: number | null; allowed_types?: string[] | null };
+
+/** PATCH: a bucket's limits (absent: unchanged; null: cleared), in force for every upload that starts after the answer, on every instance. */
+export async function updateBucketLimits(ports: { db: Db; caches: Caches }, ownerId: number, rawId: string, input: LimitsInput): Promise<StorageBucket> {
+  const bucket = await getOwnBucket(ports.db, ownerId, rawId);
+  const limits = parseLimits(input);
+  const row = Object.keys(limits).length === 0 ? bucket : await setBucketLimits(ports.db, bucket.id, limits);
+  if (!row) throw errors.bucketNotFound();
+  await ports.caches.changed('buckets');
+  return bucketView(row);
 }
 
 export async function setVisibility(ports: { db: Db; caches: Caches }, ownerId: number, rawId: string, input: VisibilityInput): Promise<void> {

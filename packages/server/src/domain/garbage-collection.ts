@@ -6,6 +6,7 @@
  * flight are never harmed; deleting an unreferenced blob twice is harmless, so
  * several instances may run this at once.
  */
+import { STAGING_PREFIX } from '../blob/staging.js';
 import { referencedKeys } from '../db/repositories/objects.js';
 import { dropLapsedReservations } from '../db/repositories/upload-reservations.js';
 import { resumePurges } from './bucket-deletion.js';
@@ -37,7 +38,8 @@ export async function collectGarbage(
     batch = [];
   };
   for await (const blob of ports.blobs.list('')) {
-    if (blob.modifiedAt.getTime() > cutoff) continue;
+    // Resumable uploads' staged bytes are theirs to remove when they end or expire (resumable-uploads.ts).
+    if (blob.modifiedAt.getTime() > cutoff || blob.key.startsWith(STAGING_PREFIX)) continue;
     batch.push(blob.key);
     if (batch.length >= CHECK_BATCH) await flush();
   }

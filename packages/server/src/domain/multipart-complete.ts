@@ -1,7 +1,10 @@
 /**
  * Completing a multipart upload: the listed parts' bytes become one object
- * through the same path as any upload (uploadObject: its cap check, its
- * commit), streamed from the part blobs in order and never held in memory.
+ * through the same rules as any upload (its cap check, its commit): copied
+ * by the blob store from the part blobs (uploadConcatenated), or, when they
+ * must be read (a FULL_OBJECT checksum, an object small enough to be kept
+ * inline), streamed from them in order through uploadObject, never held in
+ * memory.
  * The parts count against the cap until the commit, which ends the upload in
  * its own transaction, so the object's reservation is given their share
  * (heldBytes) rather than counting them twice, and no crash can leave both
@@ -18,7 +21,7 @@ import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { MultipartRefused, noSuchUpload } from './multipart-refusals.js';
 import { MAX_PART_NUMBER, requireUpload } from './multipart.js';
 import type { StoragePorts } from './ports.js';
-import { uploadObject } from './uploads.js';
+import { uploadConcatenated, uploadObject } from './uploads.js';
 
 /** S3's smallest part, but for the last. */
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -50,25 +53,41 @@ export interface Completed extends UploadResult {
 
 export async function completeUpload(ports: StoragePorts, input: CompleteInput): Promise<Completed> {
   const upload = await requireUpload(ports, input.bucket, input.uploadId);
-  const chosen = chooseParts(await listParts(ports.db, upload.id, 0, MAX_PART_NUMBER), input.parts, upload.checksum_algorithm);
+  const stored = await listParts(ports.db, upload.id, 0, MAX_PART_NUMBER);
+  let chosen: MultipartPartRow[];
+  try {
+    chosen = chooseParts(stored, input.parts, upload.checksum_algorithm);
+  } catch (error) {
+    // The upload ended (completed or aborted) between reading it and its parts: that, not the parts, is the answer.
+    if (error instanceof MultipartRefused) await requireUpload(ports, input.bucket, input.uploadId);
+    throw error;
+  }
   const size = chosen.reduce((total, part) => total + part.size, 0);
   const etag = multipartEtag(chosen);
   const checksum = await objectChecksum(ports, upload, chosen, input.sentChecksums ?? {});
-  const written = uploadObject(ports, {
+  const common = {
     owner: input.owner,
     bucket: input.bucket,
     filename: upload.filename,
-    body: checksum?.stream ?? concatenated(ports, chosen),
     contentType: upload.content_type,
-    declaredSize: size,
     ...(upload.metadata !== null ? { metadata: JSON.parse(upload.metadata) as Record<string, string> } : {}),
-    etag: () => etag,
     ...(checksum ? { checksums: () => ({ [checksum.algorithm]: checksum.value() }) } : {}),
-    heldBytes: size,
     ...(input.condition ? { condition: input.condition } : {}),
     // The upload and every part it kept (listed or not) end with the object's commit, in its transaction.
     endsUpload: upload.id,
-  });
+  };
+  // The part blobs are copied into the object's without a pass over the bytes in Pail, unless a
+  // FULL_OBJECT checksum needs one, or the object is small enough to be kept inline (uploadObject).
+  const written =
+    checksum?.stream === undefined && size > ports.limits.inlineMaxBytes
+      ? uploadConcatenated(ports, { ...common, sources: chosen.map((part) => part.storage_key), size, etag })
+      : uploadObject(ports, {
+          ...common,
+          body: checksum?.stream ?? concatenated(ports, chosen),
+          declaredSize: size,
+          etag: () => etag,
+          heldBytes: size,
+        });
   // A part's blob gone while it was read: the upload was aborted or expired meanwhile.
   const result = await written.catch((error: unknown) => {
     throw error instanceof BlobNotFoundError ? noSuchUpload() : error;

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { BlobTooLargeError } from '../blob/blob-store.js';
 import { findPart, findUpload, insertUpload, recordPart, removeUpload, type MultipartUploadRow } from '../db/repositories/multipart.js';
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
+import { bucketRules, checkDeclaredType } from './bucket-rules.js';
 import { errors } from './errors.js';
 import { MultipartRefused, noSuchUpload } from './multipart-refusals.js';
 import type { StoragePorts } from './ports.js';
@@ -19,7 +20,7 @@ export const MAX_PART_NUMBER = 10_000;
 
 /** Begins an upload; its id is random and unguessable (it names the upload in every later request). */
 export async function beginUpload(
-  ports: Pick<StoragePorts, 'db'>,
+  ports: Pick<StoragePorts, 'db' | 'caches'>,
   input: {
     owner: AccountRow;
     bucket: BucketIdentity;
@@ -30,6 +31,8 @@ export async function beginUpload(
     checksum?: { algorithm: string; type: 'COMPOSITE' | 'FULL_OBJECT' } | undefined;
   },
 ): Promise<string> {
+  // A declared type the bucket does not take is refused now; the rest of its rules when the parts are complete.
+  checkDeclaredType(await bucketRules(ports, input.bucket.id), input.contentType);
   // Hex, not base64url: an id starting with '-' reads as an option to command-line tools (aws s3api … --upload-id -x…).
   const id = randomBytes(24).toString('hex');
   const metadata = input.metadata && Object.keys(input.metadata).length > 0 ? JSON.stringify(input.metadata) : null;
@@ -66,6 +69,8 @@ export interface PartInput {
   owner: AccountRow;
   bucket: BucketIdentity;
   uploadId: string;
+  /** The upload's row when the caller has just read it (requireUpload), so it is not read again. */
+  upload?: MultipartUploadRow;
   partNumber: number;
   body: Readable;
   declaredSize: number;
@@ -86,7 +91,7 @@ export async function storePart(ports: StoragePorts, input: PartInput): Promise<
   const { owner, bucket } = input;
   const maxFileBytes = ports.limits.maxFileBytes;
   if (input.declaredSize > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);
-  await requireUpload(ports, bucket, input.uploadId);
+  if (input.upload?.id !== input.uploadId || input.upload.bucket_id !== bucket.id) await requireUpload(ports, bucket, input.uploadId);
   const plan = planOf(owner);
   const cap = ports.limits.plans[plan].storageBytes;
   const earlier = (await findPart(ports.db, input.uploadId, input.partNumber))?.size ?? 0;
@@ -100,7 +105,9 @@ export async function storePart(ports: StoragePorts, input: PartInput): Promise<
   try {
     let size: number;
     try {
-      ({ size } = await ports.blobs.put(storageKey, input.body, { maxBytes: maxFileBytes, releaseChunks: input.rawRequestBody }));
+      // No content hash: a part's ETag is its MD5, and completing reads no part's hash.
+      const options = { maxBytes: maxFileBytes, releaseChunks: input.rawRequestBody, contentHash: false };
+      ({ size } = await ports.blobs.put(storageKey, input.body, options));
       stored = true;
     } catch (error) {
       throw error instanceof BlobTooLargeError ? errors.fileTooLarge(maxFileBytes) : error;

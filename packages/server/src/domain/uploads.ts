@@ -11,12 +11,13 @@ import { isFolderMarker, type UploadResult } from '@pail/shared';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { BlobTooLargeError } from '../blob/blob-store.js';
-import { contentHashOf } from '../blob/content-hash.js';
-import { takeSmallBody } from '../blob/small-body.js';
+import { contentHashOf, createContentHasher } from '../blob/content-hash.js';
+import { peekBody, takeSmallBody } from '../blob/small-body.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type Refusal, type WriteCondition } from '../db/object-writes/object-writes.js';
 import { findObjectRow } from '../db/repositories/objects.js';
 import type { AccountRow } from '../db/schema.js';
 import type { BucketIdentity } from './buckets.js';
+import { bucketRules, checkDeclaredType, checkedType, TYPE_SNIFF_BYTES } from './bucket-rules.js';
 import { errors } from './errors.js';
 import { noSuchUpload } from './multipart-refusals.js';
 import { retireVersions } from './object-bytes.js';
@@ -78,7 +79,9 @@ export class WriteConditionFailed extends Error {
 export async function uploadObject(ports: StoragePorts, input: UploadInput): Promise<UploadResult> {
   const { owner, bucket, filename } = input;
   const { inlineMaxBytes } = ports.limits;
-  const maxFileBytes = Math.min(ports.limits.maxFileBytes, input.maxBytes ?? Infinity);
+  const rules = await bucketRules(ports, bucket.id);
+  const maxFileBytes = Math.min(ports.limits.maxFileBytes, input.maxBytes ?? Infinity, rules.maxFileBytes ?? Infinity);
+  checkDeclaredType(rules, input.contentType);
   const plan = planOf(owner);
   const cap = ports.limits.plans[plan].storageBytes;
   const marker = isFolderMarker(filename);
@@ -91,9 +94,13 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
     // A body that may be small is read that far first; a longer one carries on to the store.
     const body =
       input.declaredSize !== undefined && input.declaredSize > inlineMaxBytes
-        ? { stream: input.body }
+        ? rules.allowedTypes === null
+          ? { stream: input.body }
+          : await peekBody(input.body, TYPE_SNIFF_BYTES)
         : await takeSmallBody(input.body, marker ? 1 : Math.min(inlineMaxBytes, maxFileBytes));
     if (marker && !('small' in body && body.small.length === 0)) throw errors.folderMarkerNotEmpty();
+    // The bucket's types, checked against the first bytes before any is kept; a generic declared type becomes the detected one.
+    const contentType = marker ? input.contentType : await checkedType(rules, input.contentType, headOf(body));
     let stored: { size: number; contentHash: string; inlineBytes?: Buffer };
     if ('small' in body) {
       if (body.small.length > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);
@@ -110,7 +117,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       try {
         stored = await ports.blobs.put(storageKey, stream, {
           maxBytes: maxFileBytes,
-          contentType: input.contentType,
+          contentType,
           releaseChunks: input.rawRequestBody === true,
         });
       } catch (error) {
@@ -124,7 +131,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       bucketId: bucket.id,
       filename,
       storageKey,
-      contentType: input.contentType,
+      contentType,
       ...stored,
       ...(input.etag ? { contentHash: input.etag() } : {}),
       ...(input.metadata && Object.keys(input.metadata).length > 0 ? { metadata: JSON.stringify(input.metadata) } : {}),
@@ -142,6 +149,112 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
   }
 }
 
+/**
+ * Stores the concatenation of blobs already held against the cap (a
+ * completing multipart upload's parts) as a file, by the blob store's
+ * concat(), which copies without hashing, and commits it as uploadObject
+ * does: the same limits, reservation and commit, with the ETag given.
+ */
+export async function uploadConcatenated(
+  ports: StoragePorts,
+  input: Pick<UploadInput, 'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'checksums' | 'condition' | 'endsUpload'> & {
+    /** The blobs, in order, and their total size (they are all held against the cap: heldBytes). */
+    sources: string[];
+    size: number;
+    etag: string;
+  },
+): Promise<UploadResult> {
+  const { owner, bucket, filename } = input;
+  const rules = await bucketRules(ports, bucket.id);
+  const maxFileBytes = Math.min(ports.limits.maxFileBytes, rules.maxFileBytes ?? Infinity);
+  checkDeclaredType(rules, input.contentType);
+  const plan = planOf(owner);
+  const cap = ports.limits.plans[plan].storageBytes;
+  if (isFolderMarker(filename) && input.size > 0) throw errors.folderMarkerNotEmpty();
+  if (input.size > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);
+  // The bucket's types, checked against the first bytes, as uploadObject checks them.
+  const contentType =
+    rules.allowedTypes === null ? input.contentType : await checkedType(rules, input.contentType, await firstBytesOf(ports, input.sources, TYPE_SNIFF_BYTES));
+  const storageKey = `${bucket.storage_name}/${timeOrderedUuid()}`;
+  // uploadObject's reservation with heldBytes = size: no bytes beyond the sources', but it counts as an upload in flight.
+  const reservation = await UploadReservation.take(ports.db, owner.id, 0, { cap, plan, maxUploads: ports.limits.maxUploadsPerUser });
+  try {
+    const { size } = await ports.blobs.concat(storageKey, input.sources);
+    return await commitStoredBlob(ports, { ...input, contentType, storageKey, size, contentHash: input.etag });
+  } finally {
+    await reservation.release();
+  }
+}
+
+/**
+ * Commits bytes already stored under `storageKey` (a completed multipart or
+ * resumable upload's) as the file's current version, as uploadObject commits:
+ * the cap, the counts and the condition in one transaction, which also ends
+ * the upload the file completes; the replaced version and the ended upload's
+ * parts are then retired. Without a content hash given, it is read from the
+ * stored bytes (the Pail API's ETag).
+ */
+export async function commitStoredBlob(
+  ports: StoragePorts,
+  input: Pick<UploadInput, 'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'checksums' | 'condition' | 'endsUpload'> & {
+    storageKey: string;
+    size: number;
+    contentHash?: string;
+    /** The resumable upload this file completes: it ends in the commit's transaction. */
+    endsResumable?: string;
+  },
+): Promise<UploadResult> {
+  const { owner, bucket, filename, storageKey } = input;
+  const plan = planOf(owner);
+  const cap = ports.limits.plans[plan].storageBytes;
+  const contentHash = input.contentHash ?? (await storedContentHash(ports, storageKey));
+  const { replaced, endedParts } = await commit(ports, {
+    ownerId: owner.id,
+    cap,
+    plan,
+    bucketId: bucket.id,
+    filename,
+    storageKey,
+    contentType: input.contentType,
+    size: input.size,
+    contentHash,
+    ...(input.metadata && Object.keys(input.metadata).length > 0 ? { metadata: JSON.stringify(input.metadata) } : {}),
+    ...checksumsOf(input),
+    ...(input.condition ? { condition: input.condition } : {}),
+    ...(input.endsUpload !== undefined ? { endsUpload: input.endsUpload } : {}),
+    ...(input.endsResumable !== undefined ? { endsResumable: input.endsResumable } : {}),
+  });
+  await ports.caches.changed('objects');
+  if (replaced) await retireVersions(ports, [replaced]);
+  // Best effort: a part blob left behind is unreferenced now, and garbage collection removes it.
+  if (endedParts.length > 0) await ports.blobs.delete(endedParts).catch(() => {});
+  return { filename, size: input.size, updated: replaced !== null };
+}
+
+/** The content hash of a stored blob, read back (content-hash.ts). */
+async function storedContentHash(ports: Pick<StoragePorts, 'blobs'>, storageKey: string): Promise<string> {
+  const hasher = await createContentHasher();
+  for await (const chunk of (await ports.blobs.get(storageKey)) as AsyncIterable<Buffer>) hasher.update(chunk);
+  return hasher.digest();
+}
+
+/** Up to `bytes` first bytes of the blobs one after another. */
+async function firstBytesOf(ports: Pick<StoragePorts, 'blobs'>, sources: string[], bytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for (const source of sources) {
+    const stream = await ports.blobs.get(source);
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (length >= bytes) break;
+    }
+    stream.destroy();
+    if (length >= bytes) break;
+  }
+  return Buffer.concat(chunks).subarray(0, bytes);
+}
+
 /** The commit; on a refusal the stored bytes are removed and the refusal becomes the answer. */
 async function commit(ports: StoragePorts, input: CommitInput & { plan: string }): Promise<Committed> {
   try {
@@ -157,11 +270,12 @@ function refusalError(refusal: Refusal, plan: string, cap: number): Error {
   if (refusal === 'over-cap') return errors.storageLimit(plan, cap);
   if (refusal === 'precondition-failed') return new WriteConditionFailed();
   if (refusal === 'no-upload') return noSuchUpload();
+  if (refusal === 'no-resumable') return errors.uploadNotFound();
   // If-Match on a name that holds no file: S3 answers 404 NoSuchKey.
   return refusal === 'no-file' ? errors.fileNotFound() : errors.bucketNotFound();
 }
 
-function checksumsOf(input: UploadInput): { checksums?: string } {
+function checksumsOf(input: Pick<UploadInput, 'checksums'>): { checksums?: string } {
   const checksums = input.checksums?.();
   return checksums && Object.keys(checksums).length > 0 ? { checksums: JSON.stringify(checksums) } : {};
 }
@@ -175,4 +289,10 @@ export function timeOrderedUuid(): string {
   const time = Date.now().toString(16).padStart(12, '0');
   // randomUUID(): xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx; keep its random bits after the version digit.
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
+}
+
+/** The first bytes read of a body: all of a small one, or those a peek or the small-body read took. */
+function headOf(body: { small: Buffer } | { stream: Readable; head?: Buffer | (() => Buffer) }): Buffer {
+  if ('small' in body) return body.small;
+  return typeof body.head === 'function' ? body.head() : (body.head ?? Buffer.alloc(0));
 }

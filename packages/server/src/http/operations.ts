@@ -21,6 +21,7 @@ export const OPERATIONS = {
   getBucket: 'Get a bucket',
   deleteBucket: 'Delete a bucket and all its files',
   setVisibility: 'Make a bucket public or private',
+  updateBucket: "Change a bucket's limits: max_file_bytes and allowed_types (null clears one)",
   listFiles: 'List files (ascending by name, paged)',
   uploadMultipart: "Upload a file (multipart, part named 'file')",
   uploadRaw: 'Upload a file (raw body; Content-Type sets its type)',
@@ -29,6 +30,8 @@ export const OPERATIONS = {
   readByUrl: 'Download a file (GET) or read its metadata (HEAD) by its url or a signed url',
   uploadBySignedUrl: 'Upload a file (raw body) through a signed PUT url',
   signUrl: 'Make a signed url for a file (GET to download it, PUT to upload it)',
+  createResumableUpload: 'Create a resumable upload (tus 1.0: Upload-Length, Upload-Metadata filename and contentType; the body may carry the first bytes)',
+  resumeUpload: 'A resumable upload (tus 1.0): HEAD its offset, PATCH the next bytes at Upload-Offset, DELETE to end it',
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -51,5 +54,8 @@ export const OPERATION_PERMISSION: Partial<Record<OperationName, Permission>> = 
   createBucket: 'manage',
   deleteBucket: 'manage',
   setVisibility: 'manage',
+  updateBucket: 'manage',
   signUrl: 'manage',
+  createResumableUpload: 'write',
+  resumeUpload: 'write',
 };

@@ -87,6 +87,7 @@ const handlers: Record<MultipartOperation, Handler> = {
       owner: target.caller.owner.user,
       bucket,
       uploadId: uploadIdOf(target),
+      upload,
       partNumber,
       body: body.stream,
       declaredSize,

@@ -32,6 +32,8 @@ export interface CommitInput {
    * already ended (aborted, expired or completed by another request).
    */
   endsUpload?: string;
+  /** The resumable upload this commit completes, ended in the same transaction (its length stops counting as the file starts to); refused with no-resumable when it has ended. */
+  endsResumable?: string;
 }
 
 export interface Committed {
@@ -77,7 +79,7 @@ export interface ObjectWrites {
 }
 
 /** Why a write was refused; the domain turns it into the answer. */
-export type Refusal = 'over-cap' | 'no-bucket' | 'no-file' | 'precondition-failed' | 'no-upload';
+export type Refusal = 'over-cap' | 'no-bucket' | 'no-file' | 'precondition-failed' | 'no-upload' | 'no-resumable';
 
 export class WriteRefused extends Error {
   constructor(readonly refusal: Refusal) {

@@ -8,6 +8,7 @@
  * number of statements (docs/performance.md).
  */
 import type { Db } from '../database.js';
+import { foldName } from '../folded-names.js';
 import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
 import { deleteInlineBytes, deleteVersionWith, readInlineWith, removePurgedWith } from './shared.js';
@@ -56,6 +57,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
       .where('filename', 'in', names)
       .execute();
     const liveUploads = await lockUploads(trx, items);
+    const liveResumables = await lockResumables(trx, items);
 
     // The current version of each name as the batch goes: committed, or earlier in this batch.
     const current = new Map<string, { storage_key: string; size: number; inline: number; etag: string; committed: boolean }>(
@@ -69,6 +71,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
     const outcomes = items.map((item): Outcome<Committed> => {
       // Ended once: a second completion of the same upload in this batch finds it gone.
       if (item.endsUpload !== undefined && !liveUploads.delete(item.endsUpload)) return { ok: false, error: new WriteRefused('no-upload') };
+      if (item.endsResumable !== undefined && !liveResumables.delete(item.endsResumable)) return { ok: false, error: new WriteRefused('no-resumable') };
       const old = current.get(item.filename);
       // Under the bucket's lock, and against earlier uploads of this batch: the condition holds for the version replaced.
       const refusal = conditionRefusal(item.condition, old);
@@ -76,6 +79,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
       const refused = refusal ?? (delta > 0 && usage + delta > item.cap ? 'over-cap' : null);
       if (refused) {
         if (item.endsUpload !== undefined) liveUploads.add(item.endsUpload);
+        if (item.endsResumable !== undefined) liveResumables.add(item.endsResumable);
         return { ok: false, error: new WriteRefused(refused) };
       }
       usage += delta;
@@ -89,6 +93,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
     });
     if (latest.size === 0) return outcomes;
     await endUploads(trx, items, outcomes);
+    await endResumables(trx, items, outcomes);
 
     const now = new Date().toISOString();
     const versions = [...latest.values()];
@@ -131,6 +136,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
           checksums: item.checksums ?? null,
           created_at: now,
           updated_at: now,
+          name_folded: foldName(item.filename),
         })),
       )
       .onConflict((conflict) =>
@@ -176,4 +182,18 @@ async function endUploads(trx: Db, items: CommitInput[], outcomes: Outcome<Commi
   const parts = await trx.deleteFrom('multipart_parts').where('upload_id', 'in', ids).returning(['upload_id', 'storage_key']).execute();
   for (const part of parts) ending.get(part.upload_id)!.endedParts.push(part.storage_key);
   await trx.deleteFrom('multipart_uploads').where('id', 'in', ids).execute();
+}
+
+/** Locks the rows of the resumable uploads the batch completes; returns those that have not ended. */
+async function lockResumables(trx: Db, items: CommitInput[]): Promise<Set<string>> {
+  const ids = items.flatMap((item) => (item.endsResumable !== undefined ? [item.endsResumable] : []));
+  if (ids.length === 0) return new Set();
+  const rows = await trx.selectFrom('resumable_uploads').select('id').where('id', 'in', ids).forUpdate().execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** Ends the resumable uploads that committed items complete. */
+async function endResumables(trx: Db, items: CommitInput[], outcomes: Outcome<Committed>[]): Promise<void> {
+  const ids = items.flatMap((item, index) => (item.endsResumable !== undefined && outcomes[index]!.ok ? [item.endsResumable] : []));
+  if (ids.length > 0) await trx.deleteFrom('resumable_uploads').where('id', 'in', ids).execute();
 }

@@ -8,6 +8,7 @@
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../database.js';
 import type { StoredVersion } from '../repositories/objects.js';
+import { foldName } from '../folded-names.js';
 import type { SqliteWriter } from '../sqlite-writer.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
 import { deleteVersionWith, readInlineWith, removePurgedWith } from './shared.js';
@@ -19,13 +20,14 @@ const STATEMENTS = {
   insertInline: 'insert into inline_blobs (storage_key, bytes) values (?, ?)',
   deleteInline: 'delete from inline_blobs where storage_key = ?',
   insertObject:
-    'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, metadata, checksums, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, metadata, checksums, created_at, updated_at, name_folded) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   updateObject:
     'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, metadata = ?, checksums = ?, updated_at = ? where bucket_id = ? and filename = ?',
   count: 'update buckets set object_count = object_count + ?, total_bytes = total_bytes + ? where id = ? and deleted_at is null',
   uploadLive: 'select 1 from multipart_uploads where id = ?',
   endParts: 'delete from multipart_parts where upload_id = ? returning storage_key',
   endUpload: 'delete from multipart_uploads where id = ?',
+  endResumable: 'delete from resumable_uploads where id = ?',
 } as const;
 
 type Prepared = { [K in keyof typeof STATEMENTS]: SQLite.Statement };
@@ -38,6 +40,8 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
   function commit(input: CommitInput): Committed {
     const sql = statements();
     if (input.endsUpload !== undefined && sql.uploadLive.get(input.endsUpload) === undefined) throw new WriteRefused('no-upload');
+    // Ended here first, so a terminated or expired upload refuses the commit before anything else changes.
+    if (input.endsResumable !== undefined && sql.endResumable.run(input.endsResumable).changes === 0) throw new WriteRefused('no-resumable');
     const old = sql.old.get(input.bucketId, input.filename) as (StoredVersion & { size: number; etag: string }) | undefined;
     // Writes are serialised, so the condition holds for exactly the version this commit replaces.
     const refusal = conditionRefusal(input.condition, old);
@@ -78,6 +82,7 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
         checksums,
         now,
         now,
+        foldName(input.filename),
       );
     }
     if (sql.count.run(old ? 0 : 1, delta, input.bucketId).changes === 0) throw new WriteRefused('no-bucket');

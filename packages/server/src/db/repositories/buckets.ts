@@ -2,7 +2,18 @@
 import type { Db } from '../database.js';
 import type { BucketRow } from '../schema.js';
 
-export function insertBucket(db: Db, values: { owner_id: number; name: string; storage_name: string; public: number; created_at: string }): Promise<BucketRow> {
+export function insertBucket(
+  db: Db,
+  values: {
+    owner_id: number;
+    name: string;
+    storage_name: string;
+    public: number;
+    created_at: string;
+    max_file_bytes?: number | null;
+    allowed_types?: string | null;
+  },
+): Promise<BucketRow> {
   return db
     .insertInto('buckets')
     .values({ ...values, deleted_at: null })
@@ -59,6 +70,20 @@ export async function findOwnLiveBucketByName(db: Db, ownerId: number, name: str
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   return byName ?? findOwnLiveBucketByStorageName(db, ownerId, name);
+}
+
+/** A live bucket's limits; undefined when it is gone. */
+export function findBucketRules(db: Db, bucketId: number): Promise<Pick<BucketRow, 'max_file_bytes' | 'allowed_types'> | undefined> {
+  return db.selectFrom('buckets').select(['max_file_bytes', 'allowed_types']).where('id', '=', bucketId).where('deleted_at', 'is', null).executeTakeFirst();
+}
+
+/** Changes a live bucket's limits (fields absent: unchanged); the row after, or undefined when it is gone. */
+export function setBucketLimits(
+  db: Db,
+  bucketId: number,
+  limits: { max_file_bytes?: number | null; allowed_types?: string | null },
+): Promise<BucketRow | undefined> {
+  return db.updateTable('buckets').set(limits).where('id', '=', bucketId).where('deleted_at', 'is', null).returningAll().executeTakeFirst();
 }
 
 export async function setBucketPublic(db: Db, bucketId: number, isPublic: boolean): Promise<void> {

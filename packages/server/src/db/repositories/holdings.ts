@@ -1,7 +1,8 @@
 /**
  * What a user holds against the storage cap: stored bytes, uploads in flight
- * (upload-reservations.ts) and the kept parts of unfinished multipart uploads
- * (multipart.ts). Read under the user's row lock, so every check that adds to
+ * (upload-reservations.ts), the kept parts of unfinished multipart uploads
+ * (multipart.ts) and the declared lengths of resumable uploads in progress
+ * (resumable-uploads.ts). Read under the user's row lock, so every check that adds to
  * it (a reservation, a part) sees the others' effect.
  */
 import type { Db } from '../database.js';
@@ -30,7 +31,18 @@ export async function holding(trx: Db, userId: number, now: string, except?: str
     .$if(except !== undefined, (q) => q.where('id', '!=', except!))
     .executeTakeFirstOrThrow();
   const parts = await keptPartBytes(trx, userId);
-  return { used: user.storage_used_bytes, reserved: Number(live.bytes) + parts, count: Number(live.count) };
+  const resumable = await resumableLengths(trx, userId);
+  return { used: user.storage_used_bytes, reserved: Number(live.bytes) + parts + resumable, count: Number(live.count) };
+}
+
+/** The declared lengths of the user's resumable uploads in progress (each held from its creation to its end). */
+async function resumableLengths(trx: Db, userId: number): Promise<number> {
+  const row = await trx
+    .selectFrom('resumable_uploads')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('length'), eb.lit(0)).as('bytes'))
+    .where('owner_id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return Number(row.bytes);
 }
 
 /** Every byte of the user's kept parts (counted against the cap while they are kept). */

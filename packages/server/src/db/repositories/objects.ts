@@ -17,18 +17,32 @@ export interface ReadableObject {
 
 export type BucketRef = { id: number } | { storageName: string };
 
+/** Every column of an ObjectRow: name_folded, which only search reads, stays in the table. */
+export const OBJECT_COLUMNS = [
+  'bucket_id',
+  'filename',
+  'storage_key',
+  'size',
+  'content_type',
+  'etag',
+  'created_at',
+  'updated_at',
+  'inline',
+  'metadata',
+  'checksums',
+] as const satisfies readonly (keyof ObjectRow)[];
+
 export function findObjectRow(db: Db, bucketId: number, filename: string): Promise<ObjectRow | undefined> {
-  return db.selectFrom('objects').selectAll().where('bucket_id', '=', bucketId).where('filename', '=', filename).executeTakeFirst();
+  return db.selectFrom('objects').select(OBJECT_COLUMNS).where('bucket_id', '=', bucketId).where('filename', '=', filename).executeTakeFirst();
 }
 
-/** Up to `limit` rows in name order, names starting with `prefix` and after `after`. */
 /** A page of rows in byte order: names after `after`, or from `from` on (inclusive), that start with `prefix`. */
 export function listObjectRows(
   db: Db,
   bucketId: number,
   page: { prefix: string; after?: string | undefined; from?: string | undefined; limit: number },
 ): Promise<ObjectRow[]> {
-  let q = db.selectFrom('objects').selectAll().where('bucket_id', '=', bucketId);
+  let q = db.selectFrom('objects').select(OBJECT_COLUMNS).where('bucket_id', '=', bucketId);
   if (page.prefix !== '') {
     // A range the index can use: every string that starts with `prefix` sorts in [prefix, prefix + U+10FFFF).
     q = q.where('filename', '>=', page.prefix).where('filename', '<', `${page.prefix}\u{10FFFF}`);

@@ -1,8 +1,8 @@
 /** Buckets, on both storage APIs: the same handlers, each API with its own paths and auth (apis.ts). */
-import { CreateBucketBody, Data, ListBucketsResponseSchema, MessageSchema, StorageBucketSchema, VisibilityBody } from '@pail/shared';
+import { CreateBucketBody, Data, ListBucketsResponseSchema, MessageSchema, StorageBucketSchema, UpdateBucketBody, VisibilityBody } from '@pail/shared';
 import { Type } from '@sinclair/typebox';
 import { deleteBucket } from '../../domain/bucket-deletion.js';
-import { bucketView, createBucket, getOwnBucket, listBuckets, setVisibility } from '../../domain/buckets.js';
+import { bucketView, createBucket, getOwnBucket, listBuckets, setVisibility, updateBucketLimits } from '../../domain/buckets.js';
 import { mayUseBucket } from '../../domain/key-limits.js';
 import { limitsOf, signedIn } from '../auth.js';
 import type { AppContext } from '../context.js';
@@ -49,6 +49,14 @@ export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): v
     tag,
     schema: { params: BucketParams, response: { 200: Data(StorageBucketSchema) } },
     handler: async (request) => ({ data: bucketView(await getOwnBucket(db, signedIn(request).id, request.params.id)) }),
+  });
+
+  addRoute(scope, {
+    operation: 'updateBucket',
+    routes: forApi(api, { developer: ['PATCH /api/v1/buckets/:id', 'PATCH /api/v1/bucket/:id'], client: ['PATCH /api/buckets/:id'] }),
+    tag,
+    schema: { params: BucketParams, body: UpdateBucketBody, response: { 200: Data(StorageBucketSchema) } },
+    handler: async (request) => ({ data: await updateBucketLimits(storage, signedIn(request).id, request.params.id, request.body) }),
   });
 
   addRoute(scope, {

@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import type { Api, Scope } from '../route.js';
 import { registerBucketRoutes } from './buckets.js';
 import { registerFileRoutes } from './files.js';
+import { registerResumableUploadRoutes } from './resumable-uploads.js';
 
 export async function registerStorageApis(app: Scope, ctx: AppContext): Promise<void> {
   const auth: Record<Api, ReturnType<typeof apiKeyAuth>> = { developer: apiKeyAuth(ctx), client: sessionAuth(ctx) };
@@ -16,6 +17,7 @@ export async function registerStorageApis(app: Scope, ctx: AppContext): Promise<
       scope.addHook('onRequest', auth[api]);
       registerBucketRoutes(scope, ctx, api);
       registerFileRoutes(scope, ctx, api);
+      registerResumableUploadRoutes(scope, ctx, api);
     });
   }
 }

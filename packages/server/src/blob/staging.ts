@@ -1,0 +1,108 @@
+/**
+ * Where a resumable upload's bytes wait until its last byte arrives: a staging
+ * area beside the blob store, keyed by the upload's id, out of garbage
+ * collection's sight (it skips this prefix). Appends are kept as they
+ * arrive, so a connection cut mid-request keeps what came before the cut, and
+ * are on disk (or in the store) before the new offset is acknowledged. At the
+ * end the staged bytes become a blob under its final key.
+ *
+ * - On the filesystem, one file per upload, appended to and, at the end,
+ *   renamed into place: no copy (fs-staging.ts).
+ * - On any other store, each append is a blob of its own and the end
+ *   concatenates them (this file).
+ */
+import { PassThrough, type Readable } from 'node:stream';
+import { BlobNotFoundError, type BlobStore } from './blob-store.js';
+
+export interface BlobStaging {
+  /** Starts an empty staged upload. */
+  create(id: string): Promise<void>;
+  /**
+   * Appends `body` after the first `offset` bytes staged (the upload's
+   * recorded offset; any staged beyond it were never acknowledged, and go)
+   * and returns the new size, once the bytes are durable. A body cut short
+   * keeps what arrived before the cut; `maxBytes` more are never taken.
+   */
+  append(id: string, offset: number, body: Readable, maxBytes: number): Promise<number>;
+  /** Makes the first `size` staged bytes the blob under `key`; the staged upload is gone. */
+  commit(id: string, key: string, size: number): Promise<void>;
+  /** Forgets a staged upload (missing: not an error). */
+  remove(id: string): Promise<void>;
+}
+
+/** The bytes of `body` until it ends or fails, at most `maxBytes` of them: a cut connection ends the stream instead of failing it. */
+export function untilCut(body: Readable, maxBytes: number): Readable {
+  const out = new PassThrough();
+  let taken = 0;
+  body.on('data', (chunk: Buffer) => {
+    const room = maxBytes - taken;
+    if (room <= 0) return;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    taken += part.length;
+    if (!out.write(part)) body.pause();
+  });
+  out.on('drain', () => body.resume());
+  const end = () => out.end();
+  body.once('end', end);
+  body.once('error', end);
+  body.once('close', end);
+  return out;
+}
+
+/** The key prefix of everything staged; garbage collection leaves it alone. */
+export const STAGING_PREFIX = 'staging/';
+const partKey = (id: string, offset: number) => `${STAGING_PREFIX}${id}/${String(offset).padStart(16, '0')}`;
+
+/** Staging on any blob store: each append a blob under `.staging/<id>/<offset>`. */
+export class PartsStaging implements BlobStaging {
+  constructor(private readonly blobs: BlobStore) {}
+
+  async create(): Promise<void> {
+    // Nothing to make: an upload with no parts yet is empty.
+  }
+
+  /**
+   * The parts that make the first `size` bytes: from offset 0, each starting
+   * where the one before ended (a part left by a request whose offset was
+   * never recorded is not among them).
+   */
+  private async chain(id: string, size: number): Promise<string[]> {
+    const byOffset = new Map<number, { key: string; size: number }>();
+    for await (const { key } of this.blobs.list(`${STAGING_PREFIX}${id}/`)) {
+      const head = await this.blobs.head(key);
+      if (head) byOffset.set(Number(key.slice(key.lastIndexOf('/') + 1)), { key, size: head.size });
+    }
+    const keys: string[] = [];
+    for (let at = 0; at < size;) {
+      const part = byOffset.get(at);
+      if (!part || part.size === 0) throw new BlobNotFoundError(`${id}: no staged bytes at ${at}`);
+      keys.push(part.key);
+      at += part.size;
+    }
+    return keys;
+  }
+
+  async append(id: string, offset: number, body: Readable, maxBytes: number): Promise<number> {
+    const { size } = await this.blobs.put(partKey(id, offset), untilCut(body, maxBytes), { contentHash: false });
+    return offset + size;
+  }
+
+  async commit(id: string, key: string, size: number): Promise<void> {
+    const keys = await this.chain(id, size);
+    if (keys.length === 0) await this.blobs.put(key, emptyStream(), { contentHash: false });
+    else await this.blobs.concat(key, keys);
+    await this.remove(id);
+  }
+
+  async remove(id: string): Promise<void> {
+    const keys: string[] = [];
+    for await (const { key } of this.blobs.list(`${STAGING_PREFIX}${id}/`)) keys.push(key);
+    if (keys.length > 0) await this.blobs.delete(keys);
+  }
+}
+
+function emptyStream(): Readable {
+  const stream = new PassThrough();
+  stream.end();
+  return stream;
+}

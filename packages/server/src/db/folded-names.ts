@@ -1,0 +1,21 @@
+/**
+ * Names folded for case-insensitive search, computed here in JavaScript and
+ * stored beside each name (`objects.name_folded`): SQLite's lower() and LIKE
+ * know only ASCII, and PostgreSQL's depend on the database's collation, so
+ * folding in SQL would find different files on the two dialects.
+ */
+
+/**
+ * NFC first, so a name typed on macOS (é as e + U+0301) matches one typed
+ * elsewhere; upper then lower case, which applies Unicode's full mappings
+ * (Straße → STRASSE → strasse, so "strasse" finds it); and the final sigma
+ * made an ordinary one, since lower case picks ς or σ from the letters around.
+ */
+export function foldName(name: string): string {
+  return name.normalize('NFC').toUpperCase().toLowerCase().replaceAll('ς', 'σ');
+}
+
+/** `text` for a LIKE pattern with `\` as its escape: `%`, `_` and `\` match only themselves. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}

@@ -1,0 +1,177 @@
+/**
+ * Resumable uploads (decisions.md, "Resumable uploads"; the tus protocol is
+ * the HTTP layer's, http/resumable/): an upload is created with its length,
+ * which is held against the owner's cap from then on; its bytes arrive in any
+ * number of requests, each appended to the blob store's staging area and
+ * flushed before its new offset is acknowledged; when the last byte lands the
+ * file is committed as any upload is, and the commit ends the upload in the
+ * same transaction, so its bytes count once. Uploads idle for 24 hours expire.
+ * The bucket's limits are checked at creation (length, declared type) and
+ * against the first bytes (their type).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { UploadResult } from '@pail/shared';
+import { peekBody } from '../blob/small-body.js';
+import {
+  advanceResumableUpload,
+  findResumableUpload,
+  insertResumableUpload,
+  removeResumableUpload,
+  resumableUploadsIdleSince,
+  type ResumableUploadRow,
+} from '../db/repositories/resumable-uploads.js';
+import type { AccountRow, BucketIdentity } from '../db/schema.js';
+import { bucketRules, checkDeclaredType, checkedType, TYPE_SNIFF_BYTES } from './bucket-rules.js';
+import { errors } from './errors.js';
+import { isFolderMarker } from '@pail/shared';
+import type { StoragePorts } from './ports.js';
+import { commitStoredBlob, timeOrderedUuid } from './uploads.js';
+import { planOf } from './users.js';
+
+/** An upload that received nothing for this long is removed (decisions.md). */
+export const RESUMABLE_IDLE_SECONDS = 24 * 3600;
+
+export interface NewResumableUpload {
+  owner: AccountRow;
+  bucket: BucketIdentity;
+  filename: string;
+  contentType: string;
+  length: number;
+  /** The client's Upload-Metadata, kept to be shown back. */
+  metadata?: Record<string, string | null>;
+}
+
+/** A resumable upload's id: random and unguessable, as it names the upload in every later request. */
+export const newResumableId = (): string => randomBytes(16).toString('hex');
+
+/**
+ * Creates an upload under `id`: refused (413) over the server's or the
+ * bucket's file limit, (415) for a declared type the bucket does not take,
+ * and with the cap's error when its length does not fit beside everything
+ * else the owner holds.
+ */
+export async function createResumableUpload(ports: StoragePorts, id: string, input: NewResumableUpload): Promise<ResumableUploadRow> {
+  const rules = await bucketRules(ports, input.bucket.id);
+  const maxFileBytes = Math.min(ports.limits.maxFileBytes, rules.maxFileBytes ?? Infinity);
+  if (input.length > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);
+  if (isFolderMarker(input.filename) && input.length > 0) throw errors.folderMarkerNotEmpty();
+  checkDeclaredType(rules, input.contentType);
+  const plan = planOf(input.owner);
+  const cap = ports.limits.plans[plan].storageBytes;
+  const now = new Date().toISOString();
+  const row: ResumableUploadRow = {
+    id,
+    owner_id: input.owner.id,
+    bucket_id: input.bucket.id,
+    filename: input.filename,
+    content_type: input.contentType,
+    length: input.length,
+    received: 0,
+    metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+    created_at: now,
+    updated_at: now,
+  };
+  await ports.blobs.staging.create(id);
+  if (!(await insertResumableUpload(ports.db, row, cap))) {
+    await ports.blobs.staging.remove(id).catch(() => {});
+    throw errors.storageLimit(plan, cap);
+  }
+  return row;
+}
+
+/** The caller's upload into this bucket, with its offset as staged; NotFound for anyone else's, or one that ended. */
+export async function findOwnResumableUpload(ports: StoragePorts, id: string, owner: AccountRow, bucket: BucketIdentity): Promise<ResumableUploadRow> {
+  const row = await findResumableUpload(ports.db, id);
+  if (!row || row.owner_id !== owner.id || row.bucket_id !== bucket.id) throw errors.uploadNotFound();
+  return row;
+}
+
+/**
+ * Appends a request's bytes at `offset` (which must be the upload's) and
+ * returns the new offset; when it reaches the length, the file is committed
+ * and the result given too. The first bytes' type is checked against the
+ * bucket's rules before any is kept: a refusal ends the upload.
+ */
+export async function appendToResumableUpload(
+  ports: StoragePorts,
+  upload: ResumableUploadRow,
+  owner: AccountRow,
+  offset: number,
+  body: Readable,
+): Promise<{ offset: number; finished: UploadResult | null }> {
+  if (offset !== upload.received) throw errors.offsetMismatch(`Upload-Offset ${offset} does not match the upload's offset ${upload.received}`);
+  let contentType: string | undefined;
+  let stream = body;
+  if (offset === 0 && upload.length > 0) {
+    const rules = await bucketRules(ports, upload.bucket_id);
+    if (rules.allowedTypes !== null) {
+      const peeked = await peekBody(body, Math.min(TYPE_SNIFF_BYTES, upload.length));
+      stream = peeked.stream;
+      try {
+        contentType = await checkedType(rules, upload.content_type, peeked.head);
+      } catch (error) {
+        body.resume();
+        await endResumableUpload(ports, upload.id);
+        throw error;
+      }
+    }
+  }
+  const received = await ports.blobs.staging.append(upload.id, offset, stream, upload.length - offset);
+  if (received !== offset) {
+    const moved = await advanceResumableUpload(ports.db, upload.id, {
+      from: offset,
+      to: received,
+      at: new Date().toISOString(),
+      ...(contentType ? { contentType } : {}),
+    });
+    if (!moved) throw errors.offsetMismatch('The upload moved on meanwhile (another request) or ended');
+  }
+  if (received < upload.length) return { offset: received, finished: null };
+  const finished = await finishResumableUpload(ports, { ...upload, received, ...(contentType ? { content_type: contentType } : {}) }, owner);
+  return { offset: received, finished };
+}
+
+/** Every byte arrived: the staged bytes become the file's blob, committed as any upload, the upload ending in the commit. */
+async function finishResumableUpload(ports: StoragePorts, upload: ResumableUploadRow, owner: AccountRow): Promise<UploadResult> {
+  const bucket = await ports.db
+    .selectFrom('buckets')
+    .select(['id', 'owner_id', 'storage_name'])
+    .where('id', '=', upload.bucket_id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!bucket) {
+    await endResumableUpload(ports, upload.id);
+    throw errors.bucketNotFound();
+  }
+  const storageKey = `${bucket.storage_name}/${timeOrderedUuid()}`;
+  await ports.blobs.staging.commit(upload.id, storageKey, upload.length);
+  return commitStoredBlob(ports, {
+    owner,
+    bucket,
+    filename: upload.filename,
+    contentType: upload.content_type,
+    storageKey,
+    size: upload.length,
+    endsResumable: upload.id,
+  });
+}
+
+/** Ends an upload without a file (terminated, expired, refused): its row (and so its hold on the cap) and its staged bytes go. */
+export async function endResumableUpload(ports: Pick<StoragePorts, 'db' | 'blobs'>, id: string): Promise<boolean> {
+  const removed = await removeResumableUpload(ports.db, id);
+  // Best effort: staged bytes left behind are removed by the next expiry sweep.
+  await ports.blobs.staging.remove(id).catch(() => {});
+  return removed;
+}
+
+/** Removes uploads that received nothing for `maxIdleSeconds`; returns how many this call removed. */
+export async function expireResumableUploads(ports: Pick<StoragePorts, 'db' | 'blobs'>, maxIdleSeconds: number, now = Date.now()): Promise<number> {
+  const cutoff = new Date(now - maxIdleSeconds * 1000).toISOString();
+  let removed = 0;
+  for (;;) {
+    const ids = await resumableUploadsIdleSince(ports.db, cutoff, 100);
+    for (const id of ids) if (await endResumableUpload(ports, id)) removed += 1;
+    if (ids.length < 100) return removed;
+  }
+}
