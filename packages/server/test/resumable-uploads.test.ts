@@ -10,6 +10,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import * as tus from 'tus-js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireResumableUploads } from '../src/domain/resumable-uploads.js';
+import { blake3Hex } from './helpers/blake3.js';
 import { devApi, json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -98,6 +99,8 @@ describe('tus uploads with tus-js-client', () => {
     const got = await dev(`/${bucket.id}/files/docs/report.bin`);
     expect(got.status).toBe(200);
     expect(got.headers.get('content-type')).toBe('application/x-report');
+    // The Pail API's ETag, as for any upload: the content's BLAKE3 (taken as the pieces arrived).
+    expect(got.headers.get('etag')).toBe(`"${await blake3Hex(body)}"`);
     expect(md5(Buffer.from(await got.arrayBuffer()))).toBe(md5(body));
     expect(await usedBytes(user)).toBe(body.length);
     const buckets = (await json(await dev(''))).data as { id: number; object_count: number; total_bytes: number }[];
@@ -130,7 +133,9 @@ describe('tus uploads with tus-js-client', () => {
         metadata: { filename: 'cut.bin' },
       });
       expect(proxy.cuts()).toBeGreaterThan(0);
-      const got = Buffer.from(await (await dev(`/${bucket.id}/files/cut.bin`)).arrayBuffer());
+      const response = await dev(`/${bucket.id}/files/cut.bin`);
+      expect(response.headers.get('etag')).toBe(`"${await blake3Hex(body)}"`);
+      const got = Buffer.from(await response.arrayBuffer());
       expect(got.length).toBe(body.length);
       expect(md5(got)).toBe(md5(body));
       expect(await usedBytes(user)).toBe(body.length);

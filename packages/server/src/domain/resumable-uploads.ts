@@ -26,8 +26,12 @@ import { bucketRules, checkDeclaredType, checkedType, TYPE_SNIFF_BYTES } from '.
 import { errors } from './errors.js';
 import { isFolderMarker } from '@pail/shared';
 import type { StoragePorts } from './ports.js';
+import { ResumableHashes } from './resumable-hashes.js';
 import { commitStoredBlob, timeOrderedUuid } from './uploads.js';
 import { planOf } from './users.js';
+
+/** This process's running content hashes of the uploads whose bytes it receives. */
+const hashes = new ResumableHashes();
 
 /** An upload that received nothing for this long is removed (decisions.md). */
 export const RESUMABLE_IDLE_SECONDS = 24 * 3600;
@@ -117,7 +121,15 @@ export async function appendToResumableUpload(
       }
     }
   }
-  const received = await ports.blobs.staging.append(upload.id, offset, stream, upload.length - offset);
+  const hashed = await hashes.tap(upload.id, offset, stream, upload.length - offset);
+  let received: number;
+  try {
+    received = await ports.blobs.staging.append(upload.id, offset, hashed, upload.length - offset);
+  } catch (error) {
+    hashes.forget(upload.id);
+    throw error;
+  }
+  hashes.kept(upload.id, offset, received);
   if (received !== offset) {
     const moved = await advanceResumableUpload(ports.db, upload.id, {
       from: offset,
@@ -154,11 +166,15 @@ async function finishResumableUpload(ports: StoragePorts, upload: ResumableUploa
     storageKey,
     size: upload.length,
     endsResumable: upload.id,
+    ...withHash(hashes.finish(upload.id, upload.length)),
   });
 }
 
+const withHash = (contentHash: string | undefined) => (contentHash === undefined ? {} : { contentHash });
+
 /** Ends an upload without a file (terminated, expired, refused): its row (and so its hold on the cap) and its staged bytes go. */
 export async function endResumableUpload(ports: Pick<StoragePorts, 'db' | 'blobs'>, id: string): Promise<boolean> {
+  hashes.forget(id);
   const removed = await removeResumableUpload(ports.db, id);
   // Best effort: staged bytes left behind are removed by the next expiry sweep.
   await ports.blobs.staging.remove(id).catch(() => {});
