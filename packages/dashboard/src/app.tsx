@@ -1,7 +1,9 @@
 import { useEffect, useRef } from 'react';
 import { AppLayout } from './components/layout';
+import { UploadTray } from './components/upload-tray';
 import { Loading } from './components/states';
 import { useSession } from './hooks/session';
+import { UploadQueueProvider } from './hooks/upload-queue';
 import { useLocation, useRoute } from './hooks/use-route';
 import { navigate, type Route } from './lib/router';
 import { AuthPage } from './pages/auth-page';
@@ -80,8 +82,11 @@ export function App() {
   }
 
   return (
-    <AppLayout path={path}>
-      <SignedInPage route={route} />
-    </AppLayout>
+    <UploadQueueProvider>
+      <AppLayout path={path}>
+        <SignedInPage route={route} />
+      </AppLayout>
+      <UploadTray />
+    </UploadQueueProvider>
   );
 }

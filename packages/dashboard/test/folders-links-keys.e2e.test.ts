@@ -197,8 +197,8 @@ describe.skipIf(skipBrowserSuites)('dashboard folders, share links and keys with
       await pager.getByRole('button', { name: 'Previous' }).click();
       await page.getByRole('link', { name: 'Open folder b-older' }).waitFor();
 
-      // Search stays inside the folder.
-      await page.getByLabel('Search files by name prefix').fill('entry-05');
+      // Search stays inside the folder (and the folders under it).
+      await page.getByLabel('Search files by name').fill('entry-05');
       await poll(() => page.getByRole('button', { name: /^Preview entry-05/ }).count()).toBe(3);
       await page.getByRole('link', { name: 'Open folder a-old' }).waitFor({ state: 'detached' });
     });

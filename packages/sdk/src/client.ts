@@ -13,11 +13,13 @@ import { encodeFilename, encodeFilenameForDelete } from './file-paths.js';
 import { createKeyBody, type CreateKeyOptions } from './keys.js';
 import { signedUrlBody, type SignedUrlOptions } from './signed-urls.js';
 import { bodyAsBlob, IS_NODE, prepareBody, type PreparedBody, type UploadBody } from './upload-body.js';
+import { terminateUpload, uploadResumable, type ResumableBody, type ResumableUploadOptions, type ResumableUploadResult } from './resumable.js';
 
 export type { ApiKey, BucketObject, CreatedApiKey, ErrorCode, Permission, SignedUrl, StorageBucket, UploadResult } from './types.js';
 export type { BucketId, CallOptions } from './call-options.js';
 export type { CreateKeyOptions } from './keys.js';
 export type { SignedUrlOptions } from './signed-urls.js';
+export type { ResumableBody, ResumableUploadOptions, ResumableUploadResult } from './resumable.js';
 
 export type Visibility = 'public' | 'private';
 
@@ -52,7 +54,15 @@ export interface PailOptions {
   headers?: Record<string, string>;
 }
 
-export type CreateBucketOptions = CallOptions & ({ public?: boolean } | { visibility?: Visibility });
+/** A bucket's own limits (decisions.md, "Per-bucket limits"); `null` clears one. */
+export interface BucketLimits {
+  /** The largest file the bucket accepts, in bytes. */
+  max_file_bytes?: number | null | undefined;
+  /** The MIME types (or `type/*` patterns) it accepts, checked against the file's bytes too. */
+  allowed_types?: string[] | null | undefined;
+}
+
+export type CreateBucketOptions = CallOptions & BucketLimits & ({ public?: boolean } | { visibility?: Visibility });
 
 export interface ListFilesOptions extends CallOptions {
   /** Only files whose name starts with this; with `delimiter`, a folder such as `photos/`. */
@@ -66,7 +76,22 @@ export interface ListFilesOptions extends CallOptions {
   limit?: number | undefined;
   /** `nextCursor` of the previous page. */
   cursor?: string | undefined;
+  /**
+   * Only files whose name after `prefix` contains this, ignoring case
+   * (Unicode: `straße` finds `STRASSE.txt`); `%` and `_` are literal. With
+   * `delimiter: '/'` it searches every folder under `prefix` and returns
+   * files only (`folders` is empty).
+   */
+  search?: string | undefined;
+  /** The column to sort by, ties by name. Default `'name'` (byte order of UTF-8). */
+  sort?: FileSort | undefined;
+  /** Default `'asc'`. */
+  order?: SortOrder | undefined;
 }
+
+/** What `listFiles` can sort by: the name, the size, the content type or the time of the last upload (`updated_at`). */
+export type FileSort = 'name' | 'size' | 'type' | 'updated';
+export type SortOrder = 'asc' | 'desc';
 
 export interface FilePage {
   files: BucketObject[];
@@ -78,6 +103,9 @@ export interface FilePage {
 
 export interface IterateFilesOptions extends CallOptions {
   prefix?: string | undefined;
+  search?: string | undefined;
+  sort?: FileSort | undefined;
+  order?: SortOrder | undefined;
   /** Files fetched per request, 1 to 1000. Default 1000. */
   pageSize?: number | undefined;
 }
@@ -115,7 +143,7 @@ type Api = 'buckets' | 'keys' | 'auth' | 'signed-url';
 const API_ROOT: Record<Exclude<Api, 'signed-url'>, string> = { buckets: '/api/v1/buckets', keys: '/api/keys', auth: '/api/auth' };
 
 interface RequestSpec extends CallOptions {
-  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Under the API's root, or, for a signed url, the whole url. */
   path: string;
   /** Default: the Developer API. */
@@ -237,6 +265,12 @@ export class Pail {
     return body.data;
   }
 
+  /** Sets or clears (`null`) the bucket's limits; fields left out stay as they are. */
+  async updateBucket(id: BucketId, limits: BucketLimits, options: CallOptions = {}): Promise<StorageBucket> {
+    const body = await this.json<{ data: StorageBucket }>({ method: 'PATCH', path: `/${this.segment(id)}`, json: limits, ...options });
+    return body.data;
+  }
+
   /** Deletes the bucket and every file in it. */
   async deleteBucket(id: BucketId, options: CallOptions = {}): Promise<void> {
     await this.json({ method: 'DELETE', path: `/${this.segment(id)}`, ...options });
@@ -249,16 +283,17 @@ export class Pail {
   // ------------------------------------------------------------------ files
 
   /**
-   * One page of files, ascending by name. With `delimiter: '/'` the page holds
-   * files and folders together: `limit` counts both, and `nextCursor` goes on
-   * after both.
+   * One page of files, ascending by name unless `sort`/`order` say otherwise.
+   * With `delimiter: '/'` the page holds files and folders together: `limit`
+   * counts both, and `nextCursor` goes on after both (sorted by another
+   * column, the folders come first). A cursor belongs to its sort and order.
    */
   async listFiles(id: BucketId, options: ListFilesOptions = {}): Promise<FilePage> {
-    const { prefix, delimiter, limit, cursor, signal } = options;
+    const { prefix, delimiter, limit, cursor, search, sort, order, signal } = options;
     const body = await this.json<ListFilesBody>({
       method: 'GET',
       path: `/${this.segment(id)}/files`,
-      query: { prefix, delimiter, limit, cursor },
+      query: { prefix, delimiter, limit, cursor, search, sort, order },
       signal,
     });
     // A server from before folders sends no `folders`; it had none.
@@ -269,7 +304,8 @@ export class Pail {
   async *iterateFiles(id: BucketId, options: IterateFilesOptions = {}): AsyncGenerator<BucketObject, void, undefined> {
     let cursor: string | undefined;
     do {
-      const page = await this.listFiles(id, { prefix: options.prefix, limit: options.pageSize, cursor, signal: options.signal });
+      const { prefix, search, sort, order, signal } = options;
+      const page = await this.listFiles(id, { prefix, search, sort, order, limit: options.pageSize, cursor, signal });
       yield* page.files;
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);
@@ -290,6 +326,26 @@ export class Pail {
       body: prepared,
     });
     return result.data;
+  }
+
+  /**
+   * Uploads a file in pieces over tus (resumable.ts): a dropped connection is
+   * retried from the server's offset, and an upload paused with `signal` (or
+   * cut off by a crash) goes on later with `uploadUrl`. The body's size must be
+   * known: a Blob, File or bytes, or a stream with `options.size`.
+   */
+  uploadResumable(id: BucketId, filename: string, body: ResumableBody, options: ResumableUploadOptions = {}): Promise<ResumableUploadResult> {
+    return uploadResumable(this.resumableTarget(id), filename, body, options);
+  }
+
+  /** Goes on with an upload from its url: the same body again, from the start; only the missing bytes are sent. */
+  resumeUpload(id: BucketId, uploadUrl: string, filename: string, body: ResumableBody, options: ResumableUploadOptions = {}): Promise<ResumableUploadResult> {
+    return uploadResumable(this.resumableTarget(id), filename, body, { ...options, uploadUrl });
+  }
+
+  /** Ends an unfinished resumable upload and gives back what it held of the storage cap. */
+  terminateUpload(uploadUrl: string): Promise<void> {
+    return terminateUpload(uploadUrl, this.resumableTarget(0).headers);
   }
 
   /** Uploads a file from disk, streamed (Node only). Same as `uploadFile(id, filename, { path })`. */
@@ -491,6 +547,12 @@ export class Pail {
 
   private filePath(id: BucketId, filename: string): string {
     return `/${this.segment(id)}/files/${encodeFilename(filename)}`;
+  }
+
+  private resumableTarget(id: BucketId): { endpoint: string; headers: Record<string, string> } {
+    const headers: Record<string, string> = { ...this.extraHeaders };
+    if (this.apiKey !== undefined && this.apiKey !== '') headers['x-api-key'] = this.apiKey;
+    return { endpoint: `${this.baseUrl}${API_ROOT.buckets}/${this.segment(id)}/uploads`, headers };
   }
 
   private download(id: BucketId, filename: string, options: DownloadOptions): Promise<Response> {

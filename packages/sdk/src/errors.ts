@@ -68,9 +68,9 @@ export class ApiKeyNotFoundError extends NotFoundError {}
 export class BucketNameTakenError extends PailError {}
 /** 409: the upload would take you over your plan's storage cap; the message names the cap. */
 export class StorageLimitExceededError extends PailError {}
-/** 413: the file is larger than the server's single-file limit. */
+/** 413: the file is larger than the server's single-file limit or the bucket's `max_file_bytes`. */
 export class PayloadTooLargeError extends PailError {}
-/** 415: the upload's Content-Type is not the one its signed url was made for, or is malformed. */
+/** 415: the file's type (declared, or read from its bytes) is not one the bucket's `allowed_types` take; or the upload's Content-Type is not the one its signed url was made for, or is malformed. */
 export class UnsupportedMediaTypeError extends PailError {}
 /** 416: the requested byte range lies outside the file. */
 export class RangeNotSatisfiableError extends PailError {}

@@ -1,4 +1,5 @@
 import type { ListBucketsResponse, ListFilesResponse, StorageBucket } from '@pail/shared';
+import type { SortColumn, SortOrder } from '../lib/browse-view';
 import { fileApiPath, filePathWithFolders, request } from './http';
 
 export type Visibility = 'public' | 'private';
@@ -25,6 +26,17 @@ export async function deleteBucket(id: number): Promise<void> {
   await request(`/api/buckets/${id}`, { method: 'DELETE' });
 }
 
+/** A bucket's limits (null: none); the answer is the bucket as it now is. */
+export interface BucketLimits {
+  max_file_bytes: number | null;
+  allowed_types: string[] | null;
+}
+
+export async function updateBucketLimits(id: number, limits: BucketLimits): Promise<StorageBucket> {
+  const res = await request<{ data: StorageBucket }>(`/api/buckets/${id}`, { method: 'PATCH', body: limits });
+  return res.data;
+}
+
 export async function setVisibility(id: number, visibility: Visibility): Promise<void> {
   await request(`/api/buckets/${id}/visibility`, { method: 'PATCH', body: { visibility } });
 }
@@ -35,6 +47,10 @@ export interface ListFilesParams {
   cursor?: string | null;
   /** `/`: list the folders directly under `prefix` apart from its files. */
   delimiter?: '/';
+  /** Files whose name after `prefix` contains this, ignoring case; with `delimiter`, in every folder under `prefix`. */
+  search?: string;
+  sort?: SortColumn;
+  order?: SortOrder;
 }
 
 export async function listFiles(bucketId: number, params: ListFilesParams, signal?: AbortSignal): Promise<ListFilesResponse> {
@@ -43,6 +59,9 @@ export async function listFiles(bucketId: number, params: ListFilesParams, signa
   if (params.limit) query.set('limit', String(params.limit));
   if (params.cursor) query.set('cursor', params.cursor);
   if (params.delimiter) query.set('delimiter', params.delimiter);
+  if (params.search) query.set('search', params.search);
+  if (params.sort && params.sort !== 'name') query.set('sort', params.sort);
+  if (params.order === 'desc') query.set('order', 'desc');
   const qs = query.toString();
   const res = await request<ListFilesResponse>(`/api/buckets/${bucketId}/files${qs ? `?${qs}` : ''}`, {
     signal,

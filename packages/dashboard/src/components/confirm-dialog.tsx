@@ -9,10 +9,14 @@ interface ConfirmDialogProps {
   confirmLabel: string;
   onConfirm: () => Promise<void>;
   onClose: () => void;
+  /** Holds the confirm button back until the user has done what the dialog asks (e.g. typed a name). */
+  confirmDisabled?: boolean;
+  /** `danger` (the default) for what destroys, `primary` for what is only worth a second look. */
+  tone?: 'danger' | 'primary';
 }
 
 /** Asks before something destructive; stays open and shows the error if it fails. */
-export function ConfirmDialog({ open, title, children, confirmLabel, onConfirm, onClose }: ConfirmDialogProps) {
+export function ConfirmDialog({ open, title, children, confirmLabel, onConfirm, onClose, confirmDisabled = false, tone = 'danger' }: ConfirmDialogProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -46,7 +50,7 @@ export function ConfirmDialog({ open, title, children, confirmLabel, onConfirm, 
           <button type="button" className="btn btn-secondary" onClick={close} disabled={busy}>
             Cancel
           </button>
-          <button type="button" className="btn btn-danger" onClick={() => void confirm()} disabled={busy}>
+          <button type="button" className={`btn btn-${tone}`} onClick={() => void confirm()} disabled={busy || confirmDisabled}>
             {busy ? <Spinner size={16} /> : null}
             {confirmLabel}
           </button>

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { Link } from './link';
 import { AccountMenu } from './account-menu';
 import { Icon, type IconName } from './icons';
+import { StorageMeter } from './storage-meter';
 
 const NAV: { to: string; label: string; icon: IconName; match: (path: string) => boolean }[] = [
   { to: '/buckets', label: 'Buckets', icon: 'bucket', match: (p) => p === '/buckets' || p.startsWith('/buckets/') },
@@ -42,6 +43,7 @@ export function AppLayout({ path, children }: { path: string; children: ReactNod
               );
             })}
           </nav>
+          <StorageMeter />
           <AccountMenu />
         </div>
       </header>

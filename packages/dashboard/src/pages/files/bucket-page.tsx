@@ -10,16 +10,16 @@ import { useAsync } from '../../hooks/use-async';
 import { useCurrentFolder } from '../../hooks/use-folder';
 import { useSession } from '../../hooks/session';
 import { useToast } from '../../hooks/toast';
-import { useUploads } from '../../hooks/use-uploads';
+import { useUploadQueue, useUploadsInto } from '../../hooks/upload-queue';
 import { formatBytes, formatDate, pluralize } from '../../lib/format';
 import { folderName } from '../../lib/folders';
 import { navigate } from '../../lib/router';
+import { BucketSettingsDialog } from '../buckets/bucket-settings-dialog';
 import { DeleteBucketDialog } from '../buckets/delete-bucket-dialog';
 import { VisibilitySwitch } from '../buckets/visibility-switch';
 import { DropZone, HiddenFileInput } from './drop-zone';
 import { FileBrowser } from './file-browser';
 import { NewFolderDialog } from './new-folder-dialog';
-import { UploadList } from './upload-list';
 
 export function BucketPage({ bucketId }: { bucketId: number }) {
   const bucket = useAsync((signal) => getBucket(bucketId, signal), [bucketId]);
@@ -28,6 +28,7 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
   const [version, setVersion] = useState(0);
   const [deleting, setDeleting] = useState(false);
   const [makingFolder, setMakingFolder] = useState(false);
+  const [editingSettings, setEditingSettings] = useState(false);
   const folder = useCurrentFolder();
   const picker = useRef<HTMLInputElement>(null);
 
@@ -54,10 +55,12 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
     [],
   );
 
-  const uploads = useUploads(bucketId, changedSoon);
-  const { addFiles } = uploads;
+  // The queue is app-wide (hooks/upload-queue.tsx): uploads go on on other pages; this page only hears when one lands here.
+  useUploadsInto(bucketId, changedSoon);
+  const { addFiles } = useUploadQueue();
+  const current = bucket.data;
   // Files go into the folder on screen when they are picked or dropped, wherever the user goes next.
-  const addToFolder = useCallback((files: File[]) => addFiles(files, folder), [addFiles, folder]);
+  const addToFolder = useCallback((files: File[]) => void (current && addFiles(current, files, folder)), [addFiles, current, folder]);
 
   useEffect(() => {
     document.title = `${bucket.data?.name ?? 'Bucket'} · Pail`;
@@ -103,6 +106,9 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
         actions={
           <>
             <VisibilitySwitch bucket={b} onChanged={(next) => bucket.setData(() => next)} />
+            <button type="button" className="btn btn-secondary" onClick={() => setEditingSettings(true)}>
+              <Icon name="settings" /> Settings
+            </button>
             <button type="button" className="btn btn-secondary btn-danger-text" onClick={() => setDeleting(true)}>
               <Icon name="trash" /> Delete bucket
             </button>
@@ -119,8 +125,7 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
 
       <DropZone onFiles={addToFolder} target={folder ? `${b.name}/${folder}` : b.name}>
         <div className="stack">
-          <UploadList items={uploads.items} onCancel={uploads.cancel} onRetry={uploads.retry} onClear={uploads.clearFinished} />
-          <FileBrowser key={folder} bucket={b} folder={folder} version={version} onChanged={changed} onPickFiles={openPicker} />
+          <FileBrowser key={folder} bucket={b} version={version} onChanged={changed} onPickFiles={openPicker} />
           <p className="drop-hint">
             <Icon name="upload" size={16} /> Tip: drop files anywhere on this area to upload them.
           </p>
@@ -136,6 +141,15 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
           setMakingFolder(false);
           notify(`Folder ${folderName(made, folder)} created`);
           changed();
+        }}
+      />
+
+      <BucketSettingsDialog
+        bucket={editingSettings ? b : null}
+        onClose={() => setEditingSettings(false)}
+        onSaved={(next) => {
+          bucket.setData(() => next);
+          notify(`Settings of ${next.name} saved`);
         }}
       />
 

@@ -1,25 +1,29 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { isFolderMarker } from '@pail/shared/names';
 import type { BucketObject, StorageBucket } from '@pail/shared';
 import { deleteFile, listFiles } from '../../api/buckets';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { Icon } from '../../components/icons';
-import { EmptyState, ErrorState, Loading, Spinner } from '../../components/states';
+import { EmptyState, ErrorState, Loading } from '../../components/states';
 import { useAsync } from '../../hooks/use-async';
-import { useDebounced } from '../../hooks/use-debounced';
+import { useBrowseView } from '../../hooks/use-browse-view';
+import { useSelection } from '../../hooks/use-selection';
 import { useToast } from '../../hooks/toast';
-import { formatBytes } from '../../lib/format';
+import { queryOf, type BrowseView } from '../../lib/browse-view';
+import { formatBytes, pluralize } from '../../lib/format';
 import { Breadcrumbs } from './breadcrumbs';
+import { BulkBar, BulkDeleteDialog, downloadEach } from './bulk-actions';
+import { FileSearch } from './file-search';
 import { FileTable } from './file-table';
+import { Pager } from './pager';
 import { PreviewDialog } from './preview-dialog';
 import { ShareDialog } from './share-dialog';
+import { SortSelect } from './sort-select';
 
 export const PAGE_SIZE = 50;
 
 interface Props {
   bucket: StorageBucket;
-  /** The folder shown: `''` for the top of the bucket, else a path ending in `/`. */
-  folder: string;
   /** Bumped by the parent after uploads, to refresh the current page. */
   version: number;
   onChanged: () => void;
@@ -28,31 +32,26 @@ interface Props {
 
 /**
  * One folder of a bucket: its folders and files (listed with `delimiter=/`),
- * search by prefix within it, paging with the server's cursor, preview,
- * share, delete. The parent remounts it per folder, so search and paging
- * start afresh in each.
+ * searched and sorted on the server, paged with its cursor; the whole view is
+ * in the URL (lib/browse-view.ts). Files can be selected, a page at a time,
+ * to download or delete together.
  */
-export function FileBrowser({ bucket, folder, version, onChanged, onPickFiles }: Props) {
-  const [search, setSearch] = useState('');
-  const searched = useDebounced(search.trim() === '' ? '' : search, 250);
-  // cursors[i] is the cursor that fetches page i; page 0 has none.
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const [page, setPage] = useState(0);
+export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) {
+  const [view, setView] = useBrowseView();
+  const { folder, search, sort, order, cursor, page } = view;
   const [previewing, setPreviewing] = useState<BucketObject | null>(null);
   const [sharing, setSharing] = useState<BucketObject | null>(null);
   const [deleting, setDeleting] = useState<BucketObject | null>(null);
+  const [bulkDeleting, setBulkDeleting] = useState<BucketObject[] | null>(null);
   const { notify } = useToast();
+  const pageCursors = usePageCursors(view);
 
-  useEffect(() => {
-    setCursors([null]);
-    setPage(0);
-  }, [searched]);
-
-  const cursor = cursors[page] ?? null;
-  const prefix = folder + searched;
-  const files = useAsync((signal) => listFiles(bucket.id, { prefix, delimiter: '/', limit: PAGE_SIZE, cursor }, signal), [bucket.id, prefix, cursor]);
+  const files = useAsync(
+    (signal) => listFiles(bucket.id, { prefix: folder, delimiter: '/', limit: PAGE_SIZE, cursor, search, sort, order }, signal),
+    [bucket.id, folder, cursor, search, sort, order],
+  );
   const { reload } = files;
-  // Reload on a new version only: this browser is remounted per folder, and its first load is already running.
+  // Reload on a new version only: the first load for this view is already running.
   const loadedVersion = useRef(version);
   useEffect(() => {
     if (version === loadedVersion.current) return;
@@ -62,15 +61,25 @@ export function FileBrowser({ bucket, folder, version, onChanged, onPickFiles }:
 
   const nextCursor = files.data?.next_cursor ?? null;
   // A folder's own marker is never listed inside it with a delimiter; this only guards against showing one as a file.
-  const objects = files.data?.data.filter((object) => !isFolderMarker(object.filename));
+  const objects = useMemo(() => files.data?.data.filter((object) => !isFolderMarker(object.filename)), [files.data]);
   const folders = files.data?.folders ?? [];
+  const names = useMemo(() => objects?.map((object) => object.filename) ?? [], [objects]);
+  const selection = useSelection(names);
+  const selectedFiles = objects?.filter((object) => selection.selected.has(object.filename)) ?? [];
   const shownOnPage = (files.data?.data.length ?? 0) + folders.length;
-  const searching = searched !== '';
+  const searching = search !== '';
+  const firstPage = () => setView({ cursor: null, page: 1 });
 
   const goNext = () => {
     if (!nextCursor) return;
-    setCursors((list) => [...list.slice(0, page + 1), nextCursor]);
-    setPage((p) => p + 1);
+    pageCursors.remember(page, cursor);
+    setView({ cursor: nextCursor, page: page + 1 });
+  };
+  const goPrevious = () => {
+    const previous = pageCursors.of(page - 1);
+    // A reload forgets earlier pages' cursors: without one, the way back is the first page.
+    if (previous === undefined) firstPage();
+    else setView({ cursor: previous, page: page - 1 });
   };
 
   return (
@@ -80,40 +89,39 @@ export function FileBrowser({ bucket, folder, version, onChanged, onPickFiles }:
           Files
         </h2>
         <Breadcrumbs bucketId={bucket.id} bucketName={bucket.name} folder={folder} />
-        <div className="search">
-          <Icon name="search" className="search-icon" />
-          <label htmlFor="file-search" className="sr-only">
-            Search files by name prefix
-          </label>
-          <input
-            id="file-search"
-            className="input search-input"
-            type="search"
-            placeholder={folder ? 'Search in this folder…' : 'Search by prefix…'}
-            autoComplete="off"
-            spellCheck={false}
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-          />
-          {files.refreshing && objects ? <Spinner size={14} /> : null}
-        </div>
+        <FileSearch
+          value={search}
+          inFolder={folder !== ''}
+          busy={files.refreshing && objects !== undefined}
+          onSearch={(text) => setView({ search: text }, { replace: true })}
+        />
+        <SortSelect sort={sort} order={order} onSort={(column, direction) => setView({ sort: column, order: direction })} />
       </header>
 
+      <BulkBar
+        files={selectedFiles}
+        onDownload={() => void downloadEach(bucket.id, selectedFiles)}
+        onDelete={() => setBulkDeleting(selectedFiles)}
+        onClear={selection.clear}
+      />
+
       {files.loading ? (
-        <Loading label="Loading files…" />
+        <Loading label={searching ? 'Searching…' : 'Loading files…'} />
       ) : files.error ? (
         <ErrorState title="Could not load the files" error={files.error} onRetry={files.reload} />
       ) : objects && objects.length === 0 && folders.length === 0 ? (
         searching ? (
           <EmptyState icon="search" title="No matching files">
-            <p>No file or folder name starts with “{searched}”. Search matches the beginning of names and is case-sensitive.</p>
+            <p>
+              No file {folder ? 'in this folder or the folders in it' : 'in this bucket'} has “{search}” in its name. Search ignores upper and lower case.
+            </p>
           </EmptyState>
-        ) : page > 0 ? (
+        ) : page > 1 ? (
           <EmptyState
             icon="file"
             title="This page is empty"
             action={
-              <button type="button" className="btn btn-secondary" onClick={() => setPage(0)}>
+              <button type="button" className="btn btn-secondary" onClick={firstPage}>
                 Back to the first page
               </button>
             }
@@ -138,23 +146,24 @@ export function FileBrowser({ bucket, folder, version, onChanged, onPickFiles }:
             folder={folder}
             folders={folders}
             objects={objects}
+            sort={sort}
+            order={order}
+            onSort={(column, direction) => setView({ sort: column, order: direction })}
+            selection={selection}
+            folderHref={(prefix) => `/buckets/${bucket.id}${queryOf({ folder: prefix, sort, order })}`}
             onPreview={setPreviewing}
             onShare={setSharing}
             onDelete={setDeleting}
           />
-          {page > 0 || nextCursor ? (
-            <nav className="pager" aria-label="File pages">
-              <button type="button" className="btn btn-secondary btn-small" onClick={() => setPage((p) => Math.max(0, p - 1))} disabled={page === 0}>
-                <Icon name="chevronLeft" size={16} /> Previous
-              </button>
-              {/* No "of N": the bucket's object count includes everything in its folders, and a page counts folders too. */}
-              <span className="pager-info" aria-live="polite">
-                Page {page + 1} · {folders.length > 0 ? 'items' : 'files'} {page * PAGE_SIZE + 1}–{page * PAGE_SIZE + shownOnPage}
-              </span>
-              <button type="button" className="btn btn-secondary btn-small" onClick={goNext} disabled={!nextCursor}>
-                Next <Icon name="chevronRight" size={16} />
-              </button>
-            </nav>
+          {page > 1 || nextCursor ? (
+            <Pager
+              page={page}
+              first={(page - 1) * PAGE_SIZE + 1}
+              last={(page - 1) * PAGE_SIZE + shownOnPage}
+              unit={folders.length > 0 ? 'items' : 'files'}
+              onPrevious={goPrevious}
+              onNext={nextCursor ? goNext : null}
+            />
           ) : null}
         </>
       ) : null}
@@ -180,6 +189,32 @@ export function FileBrowser({ bucket, folder, version, onChanged, onPickFiles }:
           </p>
         ) : null}
       </ConfirmDialog>
+      <BulkDeleteDialog
+        bucketId={bucket.id}
+        bucketName={bucket.name}
+        files={bulkDeleting}
+        onClose={() => setBulkDeleting(null)}
+        onDeleted={(count) => {
+          selection.clear();
+          if (count > 0) notify(`${pluralize(count, 'file')} deleted`);
+          onChanged();
+        }}
+      />
     </section>
   );
+}
+
+/**
+ * The cursors of the pages visited in this list, for "Previous": the URL
+ * holds only the current page's. A new search, sort or folder starts afresh.
+ */
+function usePageCursors(view: BrowseView) {
+  const list = `${view.folder}\n${view.search}\n${view.sort}\n${view.order}`;
+  const cursors = useRef({ list, byPage: new Map<number, string | null>([[1, null]]) });
+  if (cursors.current.list !== list) cursors.current = { list, byPage: new Map([[1, null]]) };
+  const { byPage } = cursors.current;
+  return {
+    remember: (page: number, cursor: string | null) => byPage.set(page, cursor),
+    of: (page: number) => byPage.get(page),
+  };
 }

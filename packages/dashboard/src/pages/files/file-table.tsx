@@ -3,9 +3,13 @@ import { fileApiPath } from '../../api/http';
 import { CopyButton } from '../../components/copy-button';
 import { Icon } from '../../components/icons';
 import { Link } from '../../components/link';
-import { baseName, folderName, folderPagePath, nameInFolder } from '../../lib/folders';
+import type { Selection } from '../../hooks/use-selection';
+import type { SortColumn, SortOrder } from '../../lib/browse-view';
+import { baseName, folderName, nameInFolder } from '../../lib/folders';
 import { describeType, formatBytes, formatDateTime } from '../../lib/format';
 import { previewKind } from '../../lib/preview';
+import { SelectAllBox, SelectBox } from './select-box';
+import { SortHeader } from './sort-header';
 
 interface Props {
   bucketId: number;
@@ -14,23 +18,32 @@ interface Props {
   /** Folders directly under `folder`, as full prefixes ending in `/`. */
   folders: string[];
   objects: BucketObject[];
+  sort: SortColumn;
+  order: SortOrder;
+  onSort: (column: SortColumn, order: SortOrder) => void;
+  /** Over the files' names (folders are not selectable). */
+  selection: Selection;
+  /** The page a folder opens on (keeping the sort). */
+  folderHref: (prefix: string) => string;
   onPreview: (object: BucketObject) => void;
   onShare: (object: BucketObject) => void;
   onDelete: (object: BucketObject) => void;
 }
 
-export function FileTable({ bucketId, folder, folders, objects, onPreview, onShare, onDelete }: Props) {
+export function FileTable({ bucketId, folder, folders, objects, sort, order, onSort, selection, folderHref, onPreview, onShare, onDelete }: Props) {
+  const sortProps = { sort, order, onSort };
   return (
-    <table className="table table-responsive">
+    <table className="table table-responsive file-table">
       <caption className="sr-only">Files</caption>
       <thead>
         <tr>
-          <th scope="col">Name</th>
-          <th scope="col" className="num">
-            Size
+          <th scope="col" className="cell-select">
+            <SelectAllBox selection={selection} disabled={objects.length === 0} />
           </th>
-          <th scope="col">Type</th>
-          <th scope="col">Uploaded</th>
+          <SortHeader column="name" label="Name" {...sortProps} />
+          <SortHeader column="size" label="Size" className="num" {...sortProps} />
+          <SortHeader column="type" label="Type" {...sortProps} />
+          <SortHeader column="updated" label="Modified" {...sortProps} />
           <th scope="col">
             <span className="sr-only">Actions</span>
           </th>
@@ -38,13 +51,16 @@ export function FileTable({ bucketId, folder, folders, objects, onPreview, onSha
       </thead>
       <tbody>
         {folders.map((prefix) => (
-          <FolderRow key={`folder:${prefix}`} bucketId={bucketId} prefix={prefix} name={folderName(prefix, folder)} />
+          <FolderRow key={`folder:${prefix}`} href={folderHref(prefix)} prefix={prefix} name={folderName(prefix, folder)} />
         ))}
         {objects.map((object) => {
           const name = nameInFolder(object.filename, folder);
           const canPreview = previewKind(object.content_type, object.filename) !== null;
           return (
-            <tr key={object.id}>
+            <tr key={object.id} className={selection.selected.has(object.filename) ? 'row-selected' : undefined}>
+              <td className="cell-select">
+                <SelectBox name={name} checked={selection.selected.has(object.filename)} onToggle={(range) => selection.toggle(object.filename, range)} />
+              </td>
               <th scope="row" className="cell-name">
                 <button
                   type="button"
@@ -65,8 +81,10 @@ export function FileTable({ bucketId, folder, folders, objects, onPreview, onSha
                   {describeType(object.content_type)}
                 </span>
               </td>
-              <td data-label="Uploaded">
-                <time dateTime={object.created_at}>{formatDateTime(object.created_at)}</time>
+              <td data-label="Modified">
+                <time dateTime={object.updated_at} title={`Uploaded first ${formatDateTime(object.created_at)}`}>
+                  {formatDateTime(object.updated_at)}
+                </time>
               </td>
               <td className="cell-actions">
                 <div className="row-actions">
@@ -109,11 +127,12 @@ export function FileTable({ bucketId, folder, folders, objects, onPreview, onSha
 }
 
 /** A folder opens in place: its page is the bucket's page with `?folder=…`. */
-function FolderRow({ bucketId, prefix, name }: { bucketId: number; prefix: string; name: string }) {
+function FolderRow({ href, prefix, name }: { href: string; prefix: string; name: string }) {
   return (
     <tr className="folder-row">
+      <td className="cell-select" />
       <th scope="row" className="cell-name">
-        <Link to={folderPagePath(bucketId, prefix)} className="row-link" aria-label={`Open folder ${name}`} title={prefix}>
+        <Link to={href} className="row-link" aria-label={`Open folder ${name}`} title={prefix}>
           <Icon name="folder" />
           <span>{name}/</span>
         </Link>
@@ -124,7 +143,7 @@ function FolderRow({ bucketId, prefix, name }: { bucketId: number; prefix: strin
       <td data-label="Type">
         <span className="type">Folder</span>
       </td>
-      <td data-label="Uploaded" className="muted">
+      <td data-label="Modified" className="muted">
         —
       </td>
       <td className="cell-actions" />
