@@ -28,7 +28,11 @@ export class FileWrites {
   private unsynced = 0;
   private syncing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly file: FileHandle) {}
+  constructor(
+    private readonly file: FileHandle,
+    /** How far writes may run ahead of the disk before a background flush starts (smaller: a shorter final flush). */
+    private readonly syncEveryBytes = SYNC_EVERY_BYTES,
+  ) {}
 
   /** Takes a copy of `chunk`; resolves when the caller may reuse or free it. */
   async add(chunk: Buffer): Promise<void> {
@@ -64,7 +68,7 @@ export class FileWrites {
     // Large files: let the disk write behind us as we go, so the final fsync
     // is short and the upload runs at disk speed rather than cache speed
     // followed by one long flush. One background sync at a time.
-    if (this.unsynced >= SYNC_EVERY_BYTES) {
+    if (this.unsynced >= this.syncEveryBytes) {
       this.unsynced = 0;
       await this.syncing;
       this.syncing = background(this.file.datasync());

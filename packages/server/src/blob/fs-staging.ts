@@ -9,10 +9,13 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { BlobNotFoundError } from './blob-store.js';
 import { FileWrites } from './file-writes.js';
-import { STAGING_PREFIX, untilCut, type BlobStaging } from './staging.js';
+import { releaseChunk } from './release-chunk.js';
+import { STAGING_PREFIX, type BlobStaging } from './staging.js';
 
 /** The same name as the other stores' staging prefix (a bucket's storage name always ends in a random suffix, so none is this). */
 export const STAGING_DIR = STAGING_PREFIX.slice(0, -1);
+
+const FLUSH_AHEAD_BYTES = 4 * 1024 * 1024;
 
 /** Upload ids are the server's own (tus: 32 hex digits); anything else cannot name a staged file. */
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -41,38 +44,45 @@ export class FsStaging implements BlobStaging {
     await handle.close();
   }
 
-  async append(id: string, offset: number, body: Readable, maxBytes: number): Promise<number> {
-    const missing = (error: NodeJS.ErrnoException) => {
+  async append(id: string, offset: number, body: Readable, maxBytes: number, options: { releaseChunks?: boolean } = {}): Promise<number> {
+    // Append mode: every write lands at the end, which is made `offset` first.
+    const handle = await open(this.file(id), 'a+').catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'ENOENT' ? new BlobNotFoundError(id) : error;
-    };
-    // Bytes past `offset` were never acknowledged (a crash between flushing them and recording them): they go.
-    const existing = await open(this.file(id), 'r+').catch(missing);
+    });
     try {
-      const { size } = await existing.stat();
-      if (size < offset) throw new BlobNotFoundError(`${id}: ${offset - size} staged bytes are missing`);
-      if (size > offset) await existing.truncate(offset);
-    } finally {
-      await existing.close();
-    }
-    // Append mode: every write lands at the end, which is now `offset`.
-    const handle = await open(this.file(id), 'a').catch(missing);
-    let size = offset;
-    try {
-      const writes = new FileWrites(handle);
+      const staged = (await handle.stat()).size;
+      if (staged < offset) throw new BlobNotFoundError(`${id}: ${offset - staged} staged bytes are missing`);
+      // Bytes past `offset` were never acknowledged (a crash between flushing them and recording them): they go.
+      if (staged > offset) await handle.truncate(offset);
+      // Each request's bytes are flushed before it is answered, while the client waits: flushing as they come keeps that last flush short.
+      const writes = new FileWrites(handle, FLUSH_AHEAD_BYTES);
+      let size = offset;
       try {
-        for await (const chunk of untilCut(body, maxBytes) as AsyncIterable<Buffer>) {
+        const chunks = (body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+        while (size - offset < maxBytes) {
+          let next: IteratorResult<Buffer>;
+          try {
+            next = await chunks.next();
+          } catch {
+            // The connection was cut: what arrived before stays (tus), and the client asks where to resume.
+            break;
+          }
+          if (next.done) break;
+          const room = maxBytes - (size - offset);
+          const chunk = next.value.length > room ? next.value.subarray(0, room) : next.value;
           await writes.add(chunk);
           size += chunk.length;
+          if (options.releaseChunks) releaseChunk(chunk);
         }
       } finally {
         await writes.finish();
         // What arrived is on disk before its offset is acknowledged (also what came before a cut).
         await handle.sync();
       }
+      return size;
     } finally {
       await handle.close();
     }
-    return size;
   }
 
   async commit(id: string, key: string, size: number): Promise<void> {

@@ -22,8 +22,10 @@ export interface BlobStaging {
    * recorded offset; any staged beyond it were never acknowledged, and go)
    * and returns the new size, once the bytes are durable. A body cut short
    * keeps what arrived before the cut; `maxBytes` more are never taken.
+   * `releaseChunks`: the body's chunks are its own (a raw request body), to
+   * be freed once copied (PutOptions.releaseChunks).
    */
-  append(id: string, offset: number, body: Readable, maxBytes: number): Promise<number>;
+  append(id: string, offset: number, body: Readable, maxBytes: number, options?: { releaseChunks?: boolean }): Promise<number>;
   /** Makes the first `size` staged bytes the blob under `key`; the staged upload is gone. */
   commit(id: string, key: string, size: number): Promise<void>;
   /** Forgets a staged upload (missing: not an error). */
@@ -82,8 +84,8 @@ export class PartsStaging implements BlobStaging {
     return keys;
   }
 
-  async append(id: string, offset: number, body: Readable, maxBytes: number): Promise<number> {
-    const { size } = await this.blobs.put(partKey(id, offset), untilCut(body, maxBytes), { contentHash: false });
+  async append(id: string, offset: number, body: Readable, maxBytes: number, options: { releaseChunks?: boolean } = {}): Promise<number> {
+    const { size } = await this.blobs.put(partKey(id, offset), untilCut(body, maxBytes), { contentHash: false, releaseChunks: options.releaseChunks === true });
     return offset + size;
   }
 

@@ -103,6 +103,8 @@ export async function appendToResumableUpload(
   owner: AccountRow,
   offset: number,
   body: Readable,
+  /** The body is the raw request: its chunks are this upload's alone (PutOptions.releaseChunks). */
+  rawRequestBody = false,
 ): Promise<{ offset: number; finished: UploadResult | null }> {
   if (offset !== upload.received) throw errors.offsetMismatch(`Upload-Offset ${offset} does not match the upload's offset ${upload.received}`);
   let contentType: string | undefined;
@@ -124,7 +126,7 @@ export async function appendToResumableUpload(
   const hashed = await hashes.tap(upload.id, offset, stream, upload.length - offset);
   let received: number;
   try {
-    received = await ports.blobs.staging.append(upload.id, offset, hashed, upload.length - offset);
+    received = await ports.blobs.staging.append(upload.id, offset, hashed, upload.length - offset, { releaseChunks: rawRequestBody });
   } catch (error) {
     hashes.forget(upload.id);
     throw error;

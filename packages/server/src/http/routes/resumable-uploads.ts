@@ -2,7 +2,8 @@
  * Resumable uploads over tus 1.0 (core, creation, creation-with-upload,
  * termination, expiration) at `…/buckets/:id/uploads`, on both storage APIs:
  * Pail authenticates the request and finds the bucket, then @tus/server speaks
- * the protocol over Pail's uploads (resumable/tus-store.ts). The file's name
+ * the protocol over Pail's uploads (resumable/tus-store.ts), but for PATCH,
+ * the data path, which Pail answers itself (resumable/patch.ts). The file's name
  * and type come in Upload-Metadata: `filename` (or `name`) and `contentType`
  * (or `filetype`, `type`), as tus-js-client and Uppy send them.
  */
@@ -16,6 +17,7 @@ import { parseFilename } from '../../domain/objects.js';
 import { createResumableUpload, newResumableId } from '../../domain/resumable-uploads.js';
 import { signedIn } from '../auth.js';
 import type { AppContext } from '../context.js';
+import { patchResumableUpload } from '../resumable/patch.js';
 import { PailTusStore, tusError, tusRequests } from '../resumable/tus-store.js';
 import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../route.js';
 import { contentTypeFor } from '../uploads.js';
@@ -101,12 +103,26 @@ export function registerResumableUploadRoutes(scope: Scope, ctx: AppContext, api
     addRoute(raw, {
       operation: 'resumeUpload',
       routes: forApi(api, {
-        developer: ['HEAD /api/v1/buckets/:id/uploads/:upload', 'PATCH /api/v1/buckets/:id/uploads/:upload', 'DELETE /api/v1/buckets/:id/uploads/:upload'],
-        client: ['HEAD /api/buckets/:id/uploads/:upload', 'PATCH /api/buckets/:id/uploads/:upload', 'DELETE /api/buckets/:id/uploads/:upload'],
+        developer: ['HEAD /api/v1/buckets/:id/uploads/:upload', 'DELETE /api/v1/buckets/:id/uploads/:upload'],
+        client: ['HEAD /api/buckets/:id/uploads/:upload', 'DELETE /api/buckets/:id/uploads/:upload'],
       }),
       tag,
       schema: { params: UploadParams },
       handler: handle,
+    });
+    addRoute(raw, {
+      operation: 'resumeUpload',
+      routes: forApi(api, {
+        developer: ['PATCH /api/v1/buckets/:id/uploads/:upload'],
+        client: ['PATCH /api/buckets/:id/uploads/:upload'],
+      }),
+      tag,
+      schema: { params: UploadParams },
+      handler: async (request, reply) => {
+        const owner = signedIn(request);
+        const bucket = await ownBucketForUpload(ctx.storage, owner.id, request.params.id);
+        return patchResumableUpload(ctx.storage, request, reply, { owner, bucket, uploadId: request.params.upload });
+      },
     });
   });
 }
