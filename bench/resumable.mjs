@@ -35,7 +35,10 @@ if (!hasTaskset()) console.warn('warning: taskset not found: server and client a
 
 const mib = (kib) => (kib / 1024).toFixed(1);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const server = await startServer('pail', { label: 'resumable', env: { PLAN_FREE_STORAGE_BYTES: String(2 ** 40), MAX_FILE_BYTES: String(2 ** 40) } });
+const server = await startServer('pail', {
+  label: 'resumable',
+  env: { PLAN_FREE_STORAGE_BYTES: String(2 ** 40), MAX_FILE_BYTES: String(2 ** 40), PLAN_FREE_RATE_LIMIT: '1000000' },
+});
 let failed = false;
 try {
   const user = await makeUser(server.base, 'resumable@example.com');

@@ -4,7 +4,16 @@
  * enforced on every upload path before any byte is kept, with the type read
  * from the file's first bytes as well as declared.
  */
-import { CopyObjectCommand, CreateMultipartUploadCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -244,5 +253,34 @@ describe('allowed_types on every upload path', () => {
     expect((await dev(`/${bucket.id}/files/two.txt`, { method: 'PUT', body: text(10), headers: { 'content-type': 'text/plain' } })).status).toBe(415);
     await dev(`/${bucket.id}`, { method: 'PATCH', body: JSON.stringify({ allowed_types: null }) });
     expect((await dev(`/${bucket.id}/files/three.txt`, { method: 'PUT', body: text(10), headers: { 'content-type': 'text/plain' } })).status).toBe(201);
+  });
+});
+
+describe('S3 multipart uploads and the bucket limits', () => {
+  /** A multipart upload of `parts` as one object under `key`; resolves with Complete's answer. */
+  async function multipart(s3: S3Client, bucket: string, key: string, parts: Buffer[], contentType?: string) {
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }));
+    const listed = [];
+    for (const [index, part] of parts.entries()) {
+      const sent = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: index + 1, Body: part }));
+      listed.push({ ETag: sent.ETag, PartNumber: index + 1 });
+    }
+    return s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: listed } }));
+  }
+
+  it('the assembled object over max_file_bytes is EntityTooLarge at Complete, and no object appears', async () => {
+    const { dev, bucket, s3 } = await setUp({ max_file_bytes: 6 * 1024 * 1024 });
+    const refused = await s3Error(multipart(s3, bucket.name, 'big.bin', [randomBytes(5 * 1024 * 1024), randomBytes(2 * 1024 * 1024)]));
+    expect(refused).toMatchObject({ name: 'EntityTooLarge', status: 400 });
+    expect(await s3Error(s3.send(new HeadObjectCommand({ Bucket: bucket.name, Key: 'big.bin' })))).toMatchObject({ status: 404 });
+    expect(await files(dev, bucket.id)).toEqual([]);
+  });
+
+  it('the first bytes decide the type at Complete: text parts declared image/png are refused, PNG parts declared generic become image/png', async () => {
+    const { dev, bucket, s3 } = await setUp({ allowed_types: ['image/*'] });
+    const fake = await s3Error(multipart(s3, bucket.name, 'fake.png', [text(5 * 1024 * 1024), text(100)], 'image/png'));
+    expect(fake).toMatchObject({ name: 'InvalidArgument', status: 400, message: "The file's content is not image/png, as declared" });
+    await multipart(s3, bucket.name, 'real', [png(5 * 1024 * 1024), randomBytes(100)], 'application/octet-stream');
+    expect((await files(dev, bucket.id)).map((file) => [file.filename, file.content_type])).toEqual([['real', 'image/png']]);
   });
 });

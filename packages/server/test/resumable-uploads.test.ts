@@ -212,6 +212,34 @@ describe('the protocol, request by request', () => {
   });
 });
 
+describe('the rate budget', () => {
+  it("a resumable upload spends one request of the plan's budget, at its creation: its pieces spend none", async () => {
+    const limited = await startTestServer({ env: { PLAN_FREE_RATE_LIMIT: '6' } });
+    try {
+      const user = await signUp(limited.url);
+      const created = await fetch(`${limited.url}/api/v1/buckets`, {
+        method: 'POST',
+        headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'budget' }),
+      });
+      const bucket = (await json(created)).data.id as number;
+      const body = randomBytes(20 * KiB);
+      // 20 pieces, far more than the 6 requests a minute the plan allows.
+      await tusUpload(`${limited.url}/api/v1/buckets/${bucket}/uploads`, body, {
+        chunkSize: KiB,
+        headers: { 'x-api-key': user.apiKey },
+        metadata: { filename: 'many.bin' },
+      });
+      const got = await fetch(`${limited.url}/api/v1/buckets/${bucket}/files/many.bin`, { headers: { 'x-api-key': user.apiKey } });
+      expect(got.status).toBe(200);
+      expect(Number(got.headers.get('ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
+      expect(md5(Buffer.from(await got.arrayBuffer()))).toBe(md5(body));
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('the cap and the bucket limits', () => {
   it('the declared length is held at creation: two uploads racing into one cap never both fit, and the refusal is 409 naming the cap', async () => {
     const { user, endpoint } = await setUp();

@@ -72,7 +72,7 @@ export function apiKeyAuth(ctx: AppContext) {
     const found = key === '' ? null : await ctx.apiKeys.authenticate(key);
     if (!found) return refuseCredential(ctx, request);
     request.principal = { via: 'api-key', user: found.user, keyId: found.keyId, limits: found.limits };
-    reply.headers(budgetHeaders(await ctx.rateLimits.consumeUser(found.user.id, planOf(found.user))));
+    if (!request.routeOptions.config.unmetered) reply.headers(budgetHeaders(await ctx.rateLimits.consumeUser(found.user.id, planOf(found.user))));
     if (!isUnlimited(found.limits)) enforceKeyLimits(request, found.limits);
   };
 }
@@ -84,7 +84,7 @@ export function sessionAuth(ctx: AppContext) {
     if (!principal) return refuseCredential(ctx, request);
     request.principal = principal;
     if (principal.via === 'session-cookie') refuseCrossSite(ctx, request);
-    reply.headers(budgetHeaders(await ctx.rateLimits.consumeClient(principal.user.id)));
+    if (!request.routeOptions.config.unmetered) reply.headers(budgetHeaders(await ctx.rateLimits.consumeClient(principal.user.id)));
   };
 }
 

@@ -26,6 +26,8 @@ declare module 'fastify' {
     operation?: OperationName;
     /** GET/HEAD of a file: allowed without credentials when the bucket is public. */
     anonymousRead?: boolean;
+    /** A request that spends no rate budget: a resumable upload's PATCH (the upload spent one when it was created). */
+    unmetered?: boolean;
   }
   interface FastifyInstance {
     /** The app's services, for the CLI and tests. */

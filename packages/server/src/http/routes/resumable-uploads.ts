@@ -118,6 +118,8 @@ export function registerResumableUploadRoutes(scope: Scope, ctx: AppContext, api
       }),
       tag,
       schema: { params: UploadParams },
+      // One upload spends one request of the budget, at its creation: a large file's pieces would otherwise exhaust it.
+      config: { unmetered: true },
       handler: async (request, reply) => {
         const owner = signedIn(request);
         const bucket = await ownBucketForUpload(ctx.storage, owner.id, request.params.id);
