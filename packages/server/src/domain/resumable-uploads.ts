@@ -106,6 +106,8 @@ export async function appendToResumableUpload(
   /** The body is the raw request: its chunks are this upload's alone (PutOptions.releaseChunks). */
   rawRequestBody = false,
 ): Promise<{ offset: number; finished: UploadResult | null }> {
+  // A cut connection may fail the body while the rules are looked up: the append keeps what arrived (or nothing) then.
+  body.on('error', () => {});
   if (offset !== upload.received) throw errors.offsetMismatch(`Upload-Offset ${offset} does not match the upload's offset ${upload.received}`);
   let contentType: string | undefined;
   let stream = body;

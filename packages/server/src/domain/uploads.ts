@@ -79,6 +79,8 @@ export class WriteConditionFailed extends Error {
 export async function uploadObject(ports: StoragePorts, input: UploadInput): Promise<UploadResult> {
   const { owner, bucket, filename } = input;
   const { inlineMaxBytes } = ports.limits;
+  // The body may fail while the bucket's rules are looked up, before anything reads it: the failure stays on the stream for the reader.
+  input.body.on('error', ignoreUntilRead);
   const rules = await bucketRules(ports, bucket.id);
   const maxFileBytes = Math.min(ports.limits.maxFileBytes, input.maxBytes ?? Infinity, rules.maxFileBytes ?? Infinity);
   checkDeclaredType(rules, input.contentType);
@@ -290,6 +292,8 @@ export function timeOrderedUuid(): string {
   // randomUUID(): xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx; keep its random bits after the version digit.
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
 }
+
+function ignoreUntilRead(): void {}
 
 /** The first bytes read of a body: all of a small one, or those a peek or the small-body read took. */
 function headOf(body: { small: Buffer } | { stream: Readable; head?: Buffer | (() => Buffer) }): Buffer {
