@@ -14,6 +14,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginUpload, storePart } from '../../server/src/domain/multipart.js';
+import { createResumableUpload, newResumableId } from '../../server/src/domain/resumable-uploads.js';
 import { freePort, startTestServer, type TestServer } from '../../server/test/helpers/server.js';
 
 const BIN = fileURLToPath(new URL('../bin/pail.js', import.meta.url));
@@ -341,11 +342,32 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
     expect(await storage.blobs.get(storage_key)).toBeDefined();
 
     // Younger than the default 7 days: kept.
-    expect(await ok(dataDir, ['gc'])).toMatch(/^Removed 0 expired multipart uploads and /);
+    expect(await ok(dataDir, ['gc'])).toMatch(/^Removed 0 expired multipart uploads, /);
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect(await ok(dataDir, ['gc'], { env: { MULTIPART_EXPIRY_SECONDS: '1' } })).toMatch(/^Removed 1 expired multipart upload and /);
+    expect(await ok(dataDir, ['gc'], { env: { MULTIPART_EXPIRY_SECONDS: '1' } })).toMatch(/^Removed 1 expired multipart upload, /);
     expect(await db.selectFrom('multipart_uploads').select('id').where('id', '=', uploadId).execute()).toEqual([]);
     await expect(storage.blobs.get(storage_key)).rejects.toThrow();
+  });
+
+  it('gc removes a resumable upload idle for 24 hours, and its hold on the cap', async () => {
+    const { storage, db } = server.app.pail;
+    await ok(dataDir, ['users', 'create', 'resumable@example.com', '--password', 'resumable-pass']);
+    const owner = await db.selectFrom('users').selectAll().where('email', '=', 'resumable@example.com').executeTakeFirstOrThrow();
+    const created = await fetch(`${server.url}/api/buckets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await tokenOf('resumable@example.com', 'resumable-pass')}` },
+      body: JSON.stringify({ name: 'resumable-gc', public: false }),
+    });
+    expect(created.status).toBe(201);
+    const bucket = await db.selectFrom('buckets').select(['id', 'owner_id', 'storage_name']).where('name', '=', 'resumable-gc').executeTakeFirstOrThrow();
+    const id = newResumableId();
+    await createResumableUpload(storage, id, { owner, bucket, filename: 'idle.bin', contentType: 'application/octet-stream', length: 1000 });
+
+    expect(await ok(dataDir, ['gc'])).toMatch(/, 0 expired resumable uploads and /);
+    const twoDaysAgo = new Date(Date.now() - 48 * 3600 * 1000).toISOString();
+    await db.updateTable('resumable_uploads').set({ updated_at: twoDaysAgo }).where('id', '=', id).execute();
+    expect(await ok(dataDir, ['gc'])).toMatch(/, 1 expired resumable upload and /);
+    expect(await db.selectFrom('resumable_uploads').select('id').where('id', '=', id).execute()).toEqual([]);
   });
 
   it("does not revoke another user's key", async () => {
@@ -407,15 +429,19 @@ describe('pail without a server', SLOW, () => {
     const twoHoursAgo = new Date(Date.now() - 2 * 3600 * 1000);
     await utimes(old, twoHoursAgo, twoHoursAgo);
 
-    expect(await ok(dataDir, ['gc'])).toBe('Removed 0 expired multipart uploads and 1 orphaned blob; finished 0 interrupted bucket deletions.\n');
+    expect(await ok(dataDir, ['gc'])).toBe(
+      'Removed 0 expired multipart uploads, 0 expired resumable uploads and 1 orphaned blob; finished 0 interrupted bucket deletions.\n',
+    );
     expect(existsSync(old)).toBe(false);
     expect(existsSync(young)).toBe(true);
 
     expect(await ok(dataDir, ['gc', '--grace', '0'])).toBe(
-      'Removed 0 expired multipart uploads and 1 orphaned blob; finished 0 interrupted bucket deletions.\n',
+      'Removed 0 expired multipart uploads, 0 expired resumable uploads and 1 orphaned blob; finished 0 interrupted bucket deletions.\n',
     );
     expect(existsSync(young)).toBe(false);
-    expect(await ok(dataDir, ['gc'])).toBe('Removed 0 expired multipart uploads and 0 orphaned blobs; finished 0 interrupted bucket deletions.\n');
+    expect(await ok(dataDir, ['gc'])).toBe(
+      'Removed 0 expired multipart uploads, 0 expired resumable uploads and 0 orphaned blobs; finished 0 interrupted bucket deletions.\n',
+    );
   });
 
   it('users list on an empty database says so', async () => {

@@ -10,3 +10,4 @@ export { createApiKey, listApiKeys, revokeApiKey } from './domain/api-keys.js';
 export { AppError } from './domain/errors.js';
 export { collectGarbage } from './domain/garbage-collection.js';
 export { expireMultipartUploads } from './domain/multipart-expiry.js';
+export { expireResumableUploads, RESUMABLE_IDLE_SECONDS } from './domain/resumable-uploads.js';
