@@ -70,7 +70,7 @@ describe('disk full', () => {
     const filler = path.join(mountPoint, 'filler');
     await writeFile(filler, Buffer.alloc(16 * 1024 * 1024)).catch(() => {});
     const small = await put('small.bin', 200_000);
-    expect(small.status).toBe(507);
+    expect(small.status, await small.clone().text()).toBe(507);
     expect(await tmpFiles()).toEqual([]);
     expect(await usage()).toBe(before);
 
