@@ -22,13 +22,14 @@ export class ResumableHashes {
    * `body` with its first `maxBytes` bytes hashed into the upload's running
    * hash as they pass, when that hash has every byte before `offset` (or
    * `offset` is 0); else `body` as it is, and the upload's hash is forgotten.
+   * `hashed()`: how many bytes it hashed, for kept().
    */
-  async tap(id: string, offset: number, body: Readable, maxBytes: number): Promise<Readable> {
+  async tap(id: string, offset: number, body: Readable, maxBytes: number): Promise<{ stream: Readable; hashed: () => number }> {
     let running = this.running.get(id);
     if (offset === 0) this.running.set(id, (running = { hasher: await createContentHasher(), offset: 0 }));
     if (!running || running.offset !== offset) {
       this.running.delete(id);
-      return body;
+      return { stream: body, hashed: () => -1 };
     }
     const hasher = running.hasher;
     let taken = 0;
@@ -45,16 +46,11 @@ export class ResumableHashes {
     });
     body.on('error', (error) => tap.destroy(error));
     // What passed is hashed now; the running offset moves only once the bytes are known kept (kept()).
-    this.pending.set(id, () => taken);
-    return body.pipe(tap);
+    return { stream: body.pipe(tap), hashed: () => taken };
   }
 
-  private readonly pending = new Map<string, () => number>();
-
-  /** The request's bytes up to `offset` were kept: the running hash stays if it hashed exactly those. */
-  kept(id: string, from: number, to: number): void {
-    const hashed = this.pending.get(id)?.() ?? -1;
-    this.pending.delete(id);
+  /** The request's bytes from `from` to `to` were kept: the running hash stays if it hashed exactly those (`hashed` of them). */
+  kept(id: string, from: number, to: number, hashed: number): void {
     const running = this.running.get(id);
     if (running && running.offset === from && hashed === to - from) running.offset = to;
     else this.running.delete(id);
@@ -64,12 +60,10 @@ export class ResumableHashes {
   finish(id: string, length: number): string | undefined {
     const running = this.running.get(id);
     this.running.delete(id);
-    this.pending.delete(id);
     return running && running.offset === length ? running.hasher.digest() : undefined;
   }
 
   forget(id: string): void {
     this.running.delete(id);
-    this.pending.delete(id);
   }
 }

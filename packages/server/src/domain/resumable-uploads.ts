@@ -21,6 +21,7 @@ import {
   resumableUploadsIdleSince,
   type ResumableUploadRow,
 } from '../db/repositories/resumable-uploads.js';
+import { findOwnLiveBucket } from '../db/repositories/buckets.js';
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { bucketRules, checkDeclaredType, checkedType, TYPE_SNIFF_BYTES } from './bucket-rules.js';
 import { errors } from './errors.js';
@@ -125,15 +126,15 @@ export async function appendToResumableUpload(
       }
     }
   }
-  const hashed = await hashes.tap(upload.id, offset, stream, upload.length - offset);
+  const hashing = await hashes.tap(upload.id, offset, stream, upload.length - offset);
   let received: number;
   try {
-    received = await ports.blobs.staging.append(upload.id, offset, hashed, upload.length - offset, { releaseChunks: rawRequestBody });
+    received = await ports.blobs.staging.append(upload.id, offset, hashing.stream, upload.length - offset, { releaseChunks: rawRequestBody });
   } catch (error) {
     hashes.forget(upload.id);
     throw error;
   }
-  hashes.kept(upload.id, offset, received);
+  hashes.kept(upload.id, offset, received, hashing.hashed());
   if (received !== offset) {
     const moved = await advanceResumableUpload(ports.db, upload.id, {
       from: offset,
@@ -150,12 +151,8 @@ export async function appendToResumableUpload(
 
 /** Every byte arrived: the staged bytes become the file's blob, committed as any upload, the upload ending in the commit. */
 async function finishResumableUpload(ports: StoragePorts, upload: ResumableUploadRow, owner: AccountRow): Promise<UploadResult> {
-  const bucket = await ports.db
-    .selectFrom('buckets')
-    .select(['id', 'owner_id', 'storage_name'])
-    .where('id', '=', upload.bucket_id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  // Still live? (Deleted since the upload began: the upload ends with it.)
+  const bucket = await findOwnLiveBucket(ports.db, owner.id, upload.bucket_id);
   if (!bucket) {
     await endResumableUpload(ports, upload.id);
     throw errors.bucketNotFound();

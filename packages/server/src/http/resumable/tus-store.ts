@@ -62,8 +62,9 @@ export class PailTusStore extends DataStore {
     const { owner, bucket } = context();
     try {
       return await findOwnResumableUpload(this.ports, id, owner, bucket);
-    } catch {
-      throw notFound();
+    } catch (error) {
+      // Only the domain's "not found" is tus's; a store failure stays a fault.
+      throw error instanceof AppError ? notFound() : error;
     }
   }
 
