@@ -22,24 +22,55 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * A port nothing listens on, for a server about to start. It is taken below
+ * Linux's range for outgoing connections' local ports (32768–60999), where
+ * a port chosen by the kernel (listen on 0) lies: there, any connection a
+ * test opens meanwhile could take it before the server listens (EADDRINUSE).
+ * Random, so test files running side by side rarely pick the same one, and
+ * checked by listening on it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = LOWEST_PORT + Math.floor(Math.random() * (HIGHEST_PORT - LOWEST_PORT + 1));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${LOWEST_PORT} and ${HIGHEST_PORT}`);
+}
+
+const LOWEST_PORT = 20_000;
+const HIGHEST_PORT = 32_767;
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
 /** `s3: true` also starts the S3-compatible API on a free port; otherwise it is off (S3_API_PORT=off), so suites never clash over its port. */
 export async function startTestServer(options: { env?: Record<string, string>; dataDir?: string; s3?: boolean } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'pail-test-')));
+  const backend = await backendEnv();
+  // Another test file may take the chosen port first: then again, with other ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await listening(dataDir, backend, options);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 3) throw error;
+    }
+  }
+}
+
+async function listening(
+  dataDir: string,
+  backend: Awaited<ReturnType<typeof backendEnv>>,
+  options: { env?: Record<string, string>; dataDir?: string; s3?: boolean },
+): Promise<TestServer> {
   const port = await freePort();
   const s3Port = options.s3 ? String(await freePort()) : 'off';
-  const backend = await backendEnv();
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     // Generous budgets so suites are not throttled; rate-limit tests set their own.
@@ -56,8 +87,13 @@ export async function startTestServer(options: { env?: Record<string, string>; d
     PUBLIC_URL: `http://127.0.0.1:${port}`,
   });
   const app = await buildApp(config, { logger: false });
-  await app.listen({ port, host: '127.0.0.1' });
-  if (options.s3) await app.s3Api?.listen();
+  try {
+    await app.listen({ port, host: '127.0.0.1' });
+    if (options.s3) await app.s3Api?.listen();
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
   return {
     url: `http://127.0.0.1:${port}`,
     dataDir,
