@@ -364,6 +364,46 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
         }
         expect(await listKeys(store, '')).toEqual(['parts/a']);
       });
+
+      it('is a blob like any other: whole after its sources are deleted, read in ranges, listed once, deleted', async () => {
+        const parts = [randomBytes(1 * MiB + 7), randomBytes(333_333), Buffer.alloc(0), randomBytes(2 * MiB)];
+        const keys = parts.map((_, i) => `parts/q${i}`);
+        for (const [i, part] of parts.entries()) await putBytes(keys[i]!, part);
+        const whole = Buffer.concat(parts);
+        await store.concat('b1/joined', keys);
+        await store.delete(keys);
+
+        expect((await collect(await store.get('b1/joined'))).equals(whole)).toBe(true);
+        expect((await store.read('b1/joined')).equals(whole)).toBe(true);
+        expect((await store.head('b1/joined'))?.size).toBe(whole.length);
+        // Ranges that start, end and cross at the sources' boundaries.
+        const boundary = parts[0]!.length;
+        for (const [start, end] of [
+          [0, 0],
+          [boundary - 1, boundary],
+          [boundary - 10, boundary + 333_333 + 10],
+          [boundary, boundary + 333_332],
+          [whole.length - 5, whole.length - 1],
+          [17, whole.length - 1],
+        ] as const) {
+          expect((await collect(await store.get('b1/joined', { start, end }))).equals(whole.subarray(start, end + 1))).toBe(true);
+        }
+        expect(await listKeys(store, '')).toEqual(['b1/joined']);
+        expect(await listKeys(store, 'b1/j')).toEqual(['b1/joined']);
+        expect(await listKeys(store, 'b1/x')).toEqual([]);
+
+        // A concatenation of a concatenation, then the first one deleted: the second stays whole.
+        await putBytes('parts/tail', parts[1]!);
+        await store.concat('b1/again', ['b1/joined', 'parts/tail']);
+        await store.delete(['b1/joined']);
+        expect(await store.head('b1/joined')).toBeNull();
+        await expect(store.get('b1/joined')).rejects.toBeInstanceOf(BlobNotFoundError);
+        await expect(store.read('b1/joined')).rejects.toBeInstanceOf(BlobNotFoundError);
+        expect((await collect(await store.get('b1/again'))).equals(Buffer.concat([whole, parts[1]!]))).toBe(true);
+
+        await store.delete(['b1/again', 'parts/tail']);
+        expect(await listKeys(store, '')).toEqual([]);
+      });
     });
 
     it('check() resolves for a working store', async () => {

@@ -4,7 +4,7 @@
  * cannot start, every S3 test fails: nothing is skipped.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -148,6 +148,31 @@ async function makeS3Store(overrides: Partial<S3StoreConfig> = {}) {
     },
   };
 }
+
+describe('FsBlobStore concat', () => {
+  it('links the sources instead of copying them, and a delete takes the whole blob at once', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pail-fs-concat-'));
+    const store = await FsBlobStore.open(dir);
+    try {
+      const parts = [randomBytes(300_000), randomBytes(200_001)];
+      for (const [i, part] of parts.entries()) await store.put(`parts/p${i}`, Readable.from([part]));
+      await store.concat('b/joined', ['parts/p0', 'parts/p1']);
+      // The pieces are the parts' own files (same inodes): no byte was copied.
+      const pieces = path.join(dir, 'b', 'joined+pieces');
+      const names = (await readdir(pieces)).sort();
+      expect(names).toEqual(['000000-300000', '000001-200001']);
+      for (const [i, name] of names.entries()) {
+        expect((await stat(path.join(pieces, name))).ino).toBe((await stat(path.join(dir, 'parts', `p${i}`))).ino);
+      }
+      await store.delete(['b/joined']);
+      expect(await readdir(path.join(dir, 'b'))).toEqual([]);
+      expect(await readdir(path.join(dir, '.tmp'))).toEqual([]);
+      expect((await store.read('parts/p1')).equals(parts[1]!)).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('content hash (the ETag)', () => {
   // The BLAKE3 paper's test vectors: whatever implementation runs, these hold.

@@ -69,8 +69,11 @@ async function stop(server: ServerProcess): Promise<void> {
   await server.exited;
 }
 
-async function filesOnDisk(dir: string): Promise<string[]> {
-  return (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+/** The blobs on disk: each file, and each blob stored as pieces (a `+pieces` directory of links to its parts' files) once. */
+async function blobsOnDisk(dir: string): Promise<string[]> {
+  return (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((e) => (e.isFile() ? !e.parentPath.endsWith('+pieces') : e.isDirectory() && e.name.endsWith('+pieces')))
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
 const putPart = async (s3: S3Client, key: string, uploadId: string, partNumber: number, body: Buffer) =>
@@ -130,7 +133,7 @@ describe('S3 multipart crash safety', () => {
       const parts = await s3.send(new ListPartsCommand({ Bucket: BUCKET, Key: 'half.bin', UploadId: uploadId }));
       expect(parts.Parts?.map((part) => [part.PartNumber, part.Size])).toEqual([[1, 5 * MiB]]);
       // Only the kept part's blob: the cut part left nothing.
-      expect(await filesOnDisk(path.join(setup.dataDir, 'blobs'))).toHaveLength(1);
+      expect(await blobsOnDisk(path.join(setup.dataDir, 'blobs'))).toHaveLength(1);
       expect(await countsOf(server, user)).toEqual({ objectCount: 0, totalBytes: 0, storageUsed: 0 });
 
       const second = randomBytes(MiB);
@@ -139,7 +142,7 @@ describe('S3 multipart crash safety', () => {
       expect((await bytesOf(s3, 'half.bin')).equals(Buffer.concat([first, second]))).toBe(true);
       expect(await listing(s3)).toEqual({ objects: [['half.bin', 6 * MiB]], uploads: [] });
       expect(await countsOf(server, user)).toEqual({ objectCount: 1, totalBytes: 6 * MiB, storageUsed: 6 * MiB });
-      expect(await filesOnDisk(path.join(setup.dataDir, 'blobs'))).toHaveLength(1);
+      expect(await blobsOnDisk(path.join(setup.dataDir, 'blobs'))).toHaveLength(1);
 
       // A second upload cut the same way can be aborted instead: nothing of it remains.
       const other = (await s3.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: 'other.bin' }))).UploadId!;
@@ -158,7 +161,7 @@ describe('S3 multipart crash safety', () => {
       await s3.send(new AbortMultipartUploadCommand({ Bucket: BUCKET, Key: 'other.bin', UploadId: other }));
       expect(await listing(s3)).toEqual({ objects: [['half.bin', 6 * MiB]], uploads: [] });
       expect(await countsOf(server, user)).toEqual({ objectCount: 1, totalBytes: 6 * MiB, storageUsed: 6 * MiB });
-      expect(await filesOnDisk(path.join(setup.dataDir, 'blobs'))).toHaveLength(1);
+      expect(await blobsOnDisk(path.join(setup.dataDir, 'blobs'))).toHaveLength(1);
     } finally {
       await stop(server);
     }
@@ -206,9 +209,9 @@ describe('S3 multipart crash safety', () => {
         expect(await countsOf(server, user)).toEqual({ objectCount: round + 1, totalBytes: total, storageUsed: total });
         // One blob per object, and at most what a kill between a blob operation and its row's commit leaves
         // unreferenced (an assembled blob never committed, part blobs whose rows were removed): garbage collection's, below.
-        const files = (await filesOnDisk(path.join(setup.dataDir, 'blobs'))).length;
-        expect(files).toBeGreaterThanOrEqual(round + 1);
-        strays = files - (round + 1);
+        const blobs = (await blobsOnDisk(path.join(setup.dataDir, 'blobs'))).length;
+        expect(blobs).toBeGreaterThanOrEqual(round + 1);
+        strays = blobs - (round + 1);
       }
       console.log(`[s3-multipart-crash] killed completions: ${outcomes.join(', ')}; unreferenced blobs left: ${strays}`);
     } finally {
@@ -222,6 +225,6 @@ describe('S3 multipart crash safety', () => {
     } finally {
       await collector.close();
     }
-    expect(await filesOnDisk(path.join(setup.dataDir, 'blobs'))).toHaveLength(4);
+    expect(await blobsOnDisk(path.join(setup.dataDir, 'blobs'))).toHaveLength(4);
   }, 120_000);
 });

@@ -47,7 +47,9 @@ export interface BlobStore {
   /**
    * A new blob under `key` holding the bytes of `sources` one after another
    * (a completed multipart upload's parts), all-or-nothing as put() is, with
-   * no content hash. The sources are left as they are. Rejects with
+   * no content hash. The sources are left as they are, and deleting them
+   * later leaves the new blob whole (it may share their storage, as the
+   * filesystem store's hard links do: fs-pieces.ts). Rejects with
    * BlobNotFoundError when a source is missing, and then nothing is visible
    * under `key`.
    */

@@ -1,5 +1,5 @@
 /**
- * A file's bytes as a stream that, when it is piped into an HTTP response,
+ * A file's bytes (or a blob's pieces', fs-pieces.ts) as a stream that, when it is piped into an HTTP response,
  * reads into the same two buffers over and over instead of a fresh one per
  * read.
  *
@@ -21,9 +21,9 @@
  * transform, an async iterator) might keep a chunk after taking it, so it
  * always gets fresh buffers.
  */
-import type { FileHandle } from 'node:fs/promises';
 import { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import type { PositionalFile } from './fs-pieces.js';
 
 export class FileReadStream extends Readable {
   private position: number;
@@ -35,7 +35,7 @@ export class FileReadStream extends Readable {
 
   /** Reads bytes `start` to `end` inclusive, `chunkBytes` at a time. */
   constructor(
-    private readonly handle: FileHandle,
+    private readonly handle: PositionalFile,
     start: number,
     private readonly end: number,
     private readonly chunkBytes: number,

@@ -88,54 +88,6 @@ function background(work: Promise<void>): Promise<void> {
   return work;
 }
 
-/**
- * Appends whole files to one being built (a completed multipart upload's
- * parts, fs-store.ts concat), from `position` on. Each block is read straight
- * into one of the two slabs and written while the next is read, and the
- * blocks end where put()'s writes do (64 KiB past a 512 KiB boundary), so no
- * write covers an aligned 512 KiB and meets the page-cache cliff above.
- */
-export class FileAppender {
-  private readonly slabs = [Buffer.allocUnsafeSlow(SLAB_BYTES), Buffer.allocUnsafeSlow(SLAB_BYTES)];
-  private filling = 0;
-  private inFlight: Promise<void> = Promise.resolve();
-  private unsynced = 0;
-  private syncing: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly file: FileHandle,
-    private position: number,
-  ) {}
-
-  /** Appends all of `from`; resolves with its length once its last block is being written. */
-  async append(from: FileHandle): Promise<number> {
-    let copied = 0;
-    for (;;) {
-      const slab = this.slabs[this.filling]!;
-      const length = SLAB_BYTES - ((((this.position - FIRST_SLAB_BYTES) % SLAB_BYTES) + SLAB_BYTES) % SLAB_BYTES);
-      const { bytesRead } = await from.read(slab, 0, length, copied);
-      if (bytesRead === 0) return copied;
-      await this.inFlight;
-      this.inFlight = background(writeAll(this.file, slab, bytesRead, this.position));
-      this.filling = 1 - this.filling;
-      this.position += bytesRead;
-      copied += bytesRead;
-      this.unsynced += bytesRead;
-      if (this.unsynced >= SYNC_EVERY_BYTES) {
-        this.unsynced = 0;
-        await this.syncing;
-        this.syncing = background(this.file.datasync());
-      }
-    }
-  }
-
-  /** Resolves when every block is written (not yet flushed to disk). */
-  async finish(): Promise<void> {
-    await this.inFlight;
-    await this.syncing;
-  }
-}
-
 /** Writes `length` bytes of `buffer` (at `position`, else at the file's own position), however many calls the kernel needs. */
 async function writeAll(file: FileHandle, buffer: Buffer, length: number, position?: number): Promise<void> {
   for (let offset = 0; offset < length;) {

@@ -5,15 +5,15 @@
  * Temporary files left by a crashed process are removed when a store opens.
  */
 import { randomUUID } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
-import { copyFile, mkdir, open, opendir, readdir, readFile, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, opendir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { BlobNotFoundError, BlobTooLargeError, type BlobStore, type ByteRange, type PutOptions, type PutResult } from './blob-store.js';
 import { GroupSync } from '../group-sync.js';
 import { createContentHasher } from './content-hash.js';
 import { FileReadStream } from './file-read-stream.js';
-import { FileAppender, FileWrites } from './file-writes.js';
+import { FileWrites } from './file-writes.js';
+import { linkPiece, pieceName, PIECES_SUFFIX, PiecedFile, readPieces, type Piece, type PositionalFile } from './fs-pieces.js';
 import { FsStaging } from './fs-staging.js';
 import type { BlobStaging } from './staging.js';
 import { releaseChunk } from './release-chunk.js';
@@ -109,47 +109,45 @@ export class FsBlobStore implements BlobStore {
   }
 
   /**
-   * The first source is copied by the kernel (fs.copyFile: copy_file_range,
-   * no bytes through the process); Node 20 offers no call that appends that
-   * way, so the rest are read and written in large blocks (file-writes.ts).
-   * Into a temporary file, flushed and renamed as put() does.
+   * The sources' files become the pieces of the new blob (fs-pieces.ts): hard
+   * links in a temporary directory, flushed, then renamed into place as put()
+   * renames a file. No byte is read or written; a source that is itself made
+   * of pieces lends its pieces.
    */
   async concat(key: string, sources: string[]): Promise<{ size: number }> {
-    const finalPath = resolveUnder(this.root, key);
-    const tmpPath = path.join(this.tmpDir, `${process.pid}-${randomUUID()}`);
-    const missing = (source: string) => (error: NodeJS.ErrnoException) => {
-      throw error.code === 'ENOENT' || error.code === 'EISDIR' ? new BlobNotFoundError(source) : error;
-    };
-    let size: number;
+    const finalPath = resolveUnder(this.root, key) + PIECES_SUFFIX;
+    const tmpPath = path.join(this.tmpDir, `${process.pid}-${randomUUID()}${PIECES_SUFFIX}`);
+    let size = 0;
     try {
-      const [first, ...rest] = sources;
-      if (first !== undefined) await copyFile(resolveUnder(this.root, first), tmpPath, fsConstants.COPYFILE_EXCL).catch(missing(first));
-      const file = await open(tmpPath, first === undefined ? 'wx' : 'r+', PRIVATE_FILE);
-      try {
-        size = (await file.stat()).size;
-        const appender = new FileAppender(file, size);
-        try {
-          for (const source of rest) {
-            const from: FileHandle = await open(resolveUnder(this.root, source), 'r').catch(missing(source));
-            try {
-              size += await appender.append(from).catch(missing(source));
-            } finally {
-              await from.close();
-            }
-          }
-        } finally {
-          await appender.finish();
+      await mkdir(tmpPath, { mode: PRIVATE_DIR });
+      let index = 0;
+      for (const source of sources) {
+        for (const piece of await this.piecesOf(source)) {
+          if (piece.size === 0) continue;
+          await linkPiece(piece.path, path.join(tmpPath, pieceName(index++, piece.size)), source);
+          size += piece.size;
         }
-        await file.sync();
-      } finally {
-        await file.close();
       }
+      await syncDir(tmpPath);
       await this.publish(tmpPath, finalPath);
     } catch (error) {
-      await unlink(tmpPath).catch(() => {});
+      await rm(tmpPath, { recursive: true, force: true }).catch(() => {});
       throw error;
     }
     return { size };
+  }
+
+  /** A blob's files: its own, or its pieces. */
+  private async piecesOf(key: string): Promise<Piece[]> {
+    const file = resolveUnder(this.root, key);
+    const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (info?.isFile()) return [{ path: file, size: info.size }];
+    const pieces = info ? null : await readPieces(file);
+    if (!pieces) throw new BlobNotFoundError(key);
+    return pieces;
   }
 
   /** A flushed temporary file becomes the blob: renamed into place, the directory flushed. */
@@ -164,8 +162,15 @@ export class FsBlobStore implements BlobStore {
     const file = resolveUnder(this.root, key);
     // Open first so a missing blob is a clean rejection, not a stream error later.
     const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
-      throw error.code === 'ENOENT' ? new BlobNotFoundError(key) : error;
+      if (error.code === 'ENOENT') return null;
+      throw error;
     });
+    if (handle === null) {
+      const pieces = await readPieces(file);
+      if (!pieces) throw new BlobNotFoundError(key);
+      const pieced = new PiecedFile(pieces);
+      return readStream(pieced, pieced.size, range);
+    }
     // A directory (a key that is only a prefix of other keys) opens fine on Linux
     // but is not a blob.
     const info = await handle.stat().catch(async (error: unknown) => {
@@ -176,41 +181,65 @@ export class FsBlobStore implements BlobStore {
       await handle.close();
       throw new BlobNotFoundError(key);
     }
-    const length = range ? range.end - range.start + 1 : info.size;
-    // Reads of up to 1 MiB: each read is a thread-pool round trip, and a large
-    // download made of 64 KiB reads (Node's default) spends twice the CPU
-    // (docs/performance.md). Small files get a buffer of their own size (at
-    // least 16 KiB), not a megabyte.
-    const chunkBytes = Math.max(MIN_READ_BYTES, Math.min(MAX_READ_BYTES, length));
-    // Reads into two reused buffers when piped into a response (file-read-stream.ts).
-    return new FileReadStream(handle, range?.start ?? 0, range?.end ?? info.size - 1, chunkBytes);
+    return readStream(handle, info.size, range);
   }
 
   async read(key: string): Promise<Buffer> {
-    return readFile(resolveUnder(this.root, key)).catch((error: NodeJS.ErrnoException) => {
+    const file = resolveUnder(this.root, key);
+    return readFile(file).catch(async (error: NodeJS.ErrnoException) => {
+      const pieces = error.code === 'ENOENT' ? await readPieces(file) : null;
+      if (pieces) return Buffer.concat(await Promise.all(pieces.map((piece) => readFile(piece.path))));
       throw error.code === 'ENOENT' || error.code === 'EISDIR' ? new BlobNotFoundError(key) : error;
     });
   }
 
   async head(key: string): Promise<{ size: number; modifiedAt: Date } | null> {
+    const file = resolveUnder(this.root, key);
     try {
-      const info = await stat(resolveUnder(this.root, key));
+      const info = await stat(file);
       return info.isFile() ? { size: info.size, modifiedAt: info.mtime } : null;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+    const dir = await stat(file + PIECES_SUFFIX).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    const pieces = dir?.isDirectory() ? await readPieces(file) : null;
+    if (!dir || !pieces) return null;
+    return { size: pieces.reduce((total, piece) => total + piece.size, 0), modifiedAt: dir.mtime };
   }
 
   async delete(keys: string[]): Promise<void> {
     await Promise.all(
-      keys.map((key) =>
-        unlink(resolveUnder(this.root, key)).catch((error: NodeJS.ErrnoException) => {
-          // EISDIR: the key is only a prefix of other keys, so there is no such blob.
-          if (error.code !== 'ENOENT' && error.code !== 'EISDIR') throw error;
-        }),
-      ),
+      keys.map(async (key) => {
+        const file = resolveUnder(this.root, key);
+        try {
+          await unlink(file);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          // Not a file: perhaps a blob stored as pieces. (EISDIR: the key is only a prefix of other keys.)
+          if (code === 'ENOENT') await this.deletePieces(file);
+          else if (code !== 'EISDIR') throw error;
+        }
+      }),
     );
+  }
+
+  /**
+   * A blob stored as pieces goes at once, as an unlinked file does: its
+   * directory is first renamed into `.tmp` (a reader then finds all of it or
+   * none), then removed (a crash leaves it to the next start's clean-up).
+   */
+  private async deletePieces(file: string): Promise<void> {
+    const doomed = path.join(this.tmpDir, `${process.pid}-${randomUUID()}${PIECES_SUFFIX}`);
+    try {
+      await rename(file + PIECES_SUFFIX, doomed);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    await rm(doomed, { recursive: true, force: true });
   }
 
   async *list(prefix: string): AsyncIterable<{ key: string; modifiedAt: Date }> {
@@ -231,10 +260,17 @@ export class FsBlobStore implements BlobStore {
     }
     for await (const entry of entries) {
       if (relative === '' && entry.name === TMP_DIR) continue;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory() && entry.name.endsWith(PIECES_SUFFIX)) {
+        // A blob stored as pieces: one key, whatever its pieces.
+        const key = `${relative ? `${relative}/` : ''}${entry.name.slice(0, -PIECES_SUFFIX.length)}`;
+        const info = key.startsWith(prefix) ? await stat(full).catch(() => null) : null;
+        if (info) yield { key, modifiedAt: info.mtime };
+        continue;
+      }
       const key = relative ? `${relative}/${entry.name}` : entry.name;
       // Skip whole subtrees that cannot contain the prefix.
       if (!key.startsWith(prefix) && !prefix.startsWith(`${key}/`)) continue;
-      const full = path.join(dir, entry.name);
       if (entry.isDirectory()) {
         yield* this.walk(full, key, prefix);
       } else if (entry.isFile() && key.startsWith(prefix)) {
@@ -262,6 +298,18 @@ export class FsBlobStore implements BlobStore {
 
 const MIN_READ_BYTES = 16 * 1024;
 const MAX_READ_BYTES = 1024 * 1024;
+
+/** A stream of a file's bytes, or of one range of them. */
+function readStream(file: PositionalFile, size: number, range: ByteRange | undefined): Readable {
+  const length = range ? range.end - range.start + 1 : size;
+  // Reads of up to 1 MiB: each read is a thread-pool round trip, and a large
+  // download made of 64 KiB reads (Node's default) spends twice the CPU
+  // (docs/performance.md). Small files get a buffer of their own size (at
+  // least 16 KiB), not a megabyte.
+  const chunkBytes = Math.max(MIN_READ_BYTES, Math.min(MAX_READ_BYTES, length));
+  // Reads into two reused buffers when piped into a response (file-read-stream.ts).
+  return new FileReadStream(file, range?.start ?? 0, range?.end ?? size - 1, chunkBytes);
+}
 
 /** One group of directory fsyncs per directory (see group-sync.ts). */
 class DirSyncCoalescer {
