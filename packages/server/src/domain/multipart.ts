@@ -11,6 +11,7 @@ import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { bucketRules, checkDeclaredType } from './bucket-rules.js';
 import { errors } from './errors.js';
 import { MultipartRefused, noSuchUpload } from './multipart-refusals.js';
+import { readingTurn } from './part-turns.js';
 import type { StoragePorts } from './ports.js';
 import { UploadReservation } from './upload-reservations.js';
 import { timeOrderedUuid } from './uploads.js';
@@ -104,6 +105,8 @@ export async function storePart(ports: StoragePorts, input: PartInput): Promise<
   let stored = false;
   try {
     let size: number;
+    // This upload's parts are read one at a time (part-turns.ts).
+    const turn = await readingTurn(input.uploadId, input.body);
     try {
       // No content hash: a part's ETag is its MD5, and completing reads no part's hash.
       const options = { maxBytes: maxFileBytes, releaseChunks: input.rawRequestBody, contentHash: false };
@@ -111,6 +114,8 @@ export async function storePart(ports: StoragePorts, input: PartInput): Promise<
       stored = true;
     } catch (error) {
       throw error instanceof BlobTooLargeError ? errors.fileTooLarge(maxFileBytes) : error;
+    } finally {
+      turn.release();
     }
     const md5 = input.md5Hex();
     const checksum = input.checksum ? await input.checksum() : null;
