@@ -26,7 +26,12 @@ const SMALL_BODY_BYTES = 64 * 1024;
 
 export interface RequestBody {
   stream: Readable;
-  /** The stream is the request itself (its chunks are this body's alone). */
+  /**
+   * Its chunks are this body's alone: the request's own, passed on untouched
+   * (or joined into fresh buffers) by the checks, and held by nobody once
+   * read, so the reader may free each as soon as it has copied it
+   * (release-chunk.ts).
+   */
   raw: boolean;
   /** The decoded length an aws-chunked body declares (x-amz-decoded-content-length); undefined for other bodies (Content-Length is theirs). */
   declaredSize?: number;
@@ -83,7 +88,7 @@ function readBody(request: FastifyRequest, payloadHash: string, caller: S3Caller
   if (payloadHash === UNSIGNED_PAYLOAD) {
     return checks.length === 0
       ? { stream: request.raw, raw: true }
-      : { stream: settled(checked(request.raw, checks)), raw: false, checksums: verifiedChecksums(checks) };
+      : { stream: settled(checked(request.raw, checks)), raw: true, checksums: verifiedChecksums(checks) };
   }
   if (/^[0-9a-f]{64}$/.test(payloadHash)) {
     const sha256 = createHash('sha256');
@@ -92,7 +97,7 @@ function readBody(request: FastifyRequest, payloadHash: string, caller: S3Caller
       expected: () => Buffer.from(payloadHash, 'hex').toString('base64'),
       mismatch: s3Errors.contentSha256Mismatch,
     };
-    return { stream: settled(checked(request.raw, [payload, ...checks])), raw: false, checksums: verifiedChecksums(checks) };
+    return { stream: settled(checked(request.raw, [payload, ...checks])), raw: true, checksums: verifiedChecksums(checks) };
   }
   throw s3Errors.invalidArgument(`x-amz-content-sha256 must be the payload's hex SHA-256, ${UNSIGNED_PAYLOAD} or a STREAMING-* mode`);
 }
