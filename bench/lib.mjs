@@ -307,9 +307,9 @@ export async function walkListing(base, key, bucketId) {
 // ---------------------------------------------------------------------------
 // Load generator and stream client, on the load core
 
-function runChildJson(script, spec, timeoutMs) {
+function runChildJson(script, spec, timeoutMs, nodeArgs = []) {
   return new Promise((resolve, reject) => {
-    const [command, args] = pinnedNode(LOAD_CORE, path.join(BENCH_DIR, script), [JSON.stringify(spec)]);
+    const [command, args] = pinnedNode(LOAD_CORE, path.join(BENCH_DIR, script), [JSON.stringify(spec)], nodeArgs);
     const child = spawn(command, args, { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -341,8 +341,8 @@ export function runStream(spec) {
 }
 
 /** One S3 upload through the AWS SDK, or its check (see s3-client.mjs for the spec). */
-export function runS3Client(spec) {
-  return runChildJson('s3-client.mjs', spec, 15 * 60 * 1000);
+export function runS3Client(spec, nodeArgs = []) {
+  return runChildJson('s3-client.mjs', spec, 15 * 60 * 1000, nodeArgs);
 }
 
 // ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@
  * server's RSS within idle + 64 MiB.
  *
  *   node bench/s3-multipart.mjs [--reps N] [--size MiB] [--only raw,mp5,mp16]
- *                               [--no-download] [--cpu-prof] [--no-build] [--before DIR [--after DIR]]
+ *                               [--no-download] [--cpu-prof] [--client-prof] [--no-build] [--before DIR [--after DIR]] [--sink]
  *
  * Starts Pail (embedded defaults, server on core 0, the S3 API on a free
  * port, storage and file caps raised, rate limits out of the way), measures
@@ -39,9 +39,10 @@
  *
  * --cpu-prof: the server runs under `node --cpu-prof`; after the run, the
  * modules and functions with the most self time are printed (best with
- * --only and --reps 1, so one case is profiled).
+ * --only and --reps 1, so one case is profiled). --client-prof: the same for
+ * the client of the timed uploads (the last one's profile is printed).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -55,6 +56,7 @@ import {
   makeUser,
   median,
   MiB,
+  pinnedNode,
   RAISED_LIMITS,
   readRssKiB,
   REPO_DIR,
@@ -75,10 +77,16 @@ const sizeMiB = Number(option('--size') ?? 1024);
 const bytes = sizeMiB * MiB;
 const download = !flag('--no-download');
 const cpuProf = flag('--cpu-prof');
+const clientProf = flag('--client-prof') ? tempDir('s3-client-profile') : null;
+/** Which upload the client's newest profile is of. */
+let lastUpload = null;
 const beforeDir = option('--before');
 const afterDir = option('--after');
 if (beforeDir && cpuProf) throw new Error('--cpu-prof profiles one build: leave out --before');
-const SIDES = beforeDir ? ['before', 'after'] : ['after'];
+const sink = flag('--sink');
+const SIDES = [...(beforeDir ? ['before'] : []), 'after', ...(sink ? ['sink'] : [])];
+/** More than one server: every line and row names its side. */
+const sided = SIDES.length > 1;
 const RSS_LIMIT_MIB = 64;
 const RATIO_TARGET = 0.9;
 const WARMUP_BYTES = Math.min(bytes, 32 * MiB);
@@ -129,6 +137,7 @@ async function main() {
     builds[side] = { dir, main, git: gitInfo(dir) };
   }
   builds.after ??= { dir: REPO_DIR, git: gitInfo() };
+  if (sink) builds.sink = { dir: 'bench/s3-sink.mjs', git: null };
   const git = builds.after.git;
   const startedAt = new Date().toISOString();
   const profileDir = cpuProf ? tempDir('s3-profile') : null;
@@ -138,8 +147,12 @@ async function main() {
   let failed = false;
   try {
     for (const side of SIDES) {
+      if (side === 'sink') {
+        servers.sink = await startSink();
+        continue;
+      }
       servers[side] = await startServer('pail', {
-        label: beforeDir ? `s3-multipart-${side}` : 's3-multipart',
+        label: sided ? `s3-multipart-${side}` : 's3-multipart',
         s3: true,
         env: { ...RAISED_LIMITS, PLAN_FREE_STORAGE_BYTES: String(2 ** 40), MAX_FILE_BYTES: String(2 ** 40) },
         nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
@@ -149,6 +162,10 @@ async function main() {
     const s3 = {};
     for (const side of SIDES) {
       const server = servers[side];
+      if (side === 'sink') {
+        s3.sink = { endpoint: server.s3Base, accessKeyId: 'SINK', secretAccessKey: 'sink', bucket: 's3-bench' };
+        continue;
+      }
       const user = await makeUser(server.base, 's3-bench@example.com');
       s3[side] = { endpoint: server.s3Base, accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey, bucket: 's3-bench' };
       await runS3Client({ ...s3[side], mode: 'create-bucket' });
@@ -157,8 +174,8 @@ async function main() {
       idle[side] = await idleRssKiB(servers[side].pid, 1000);
       const g = builds[side].git;
       console.log(
-        `${beforeDir ? `${side}: ` : ''}Pail pid ${servers[side].pid} (S3 API ${servers[side].s3Base}), ${sizeMiB} MiB per upload, ${reps} repetitions; idle RSS ${mib(idle[side])} MiB; ` +
-          `${beforeDir ? `${builds[side].dir}, ` : ''}commit ${g?.commit ?? '?'}${g?.dirty ? ' (uncommitted server changes)' : ''}, node ${machine.node}, ${machine.cpus} cores`,
+        `${sided ? `${side}: ` : ''}${side === 'sink' ? 'sink' : 'Pail'} pid ${servers[side].pid} (S3 API ${servers[side].s3Base}), ${sizeMiB} MiB per upload, ${reps} repetitions; idle RSS ${mib(idle[side])} MiB; ` +
+          `${sided ? `${builds[side].dir}, ` : ''}commit ${g?.commit ?? '?'}${g?.dirty ? ' (uncommitted server changes)' : ''}, node ${machine.node}, ${machine.cpus} cores`,
       );
     }
 
@@ -167,7 +184,7 @@ async function main() {
       for (const c of cases) {
         const key = `warmup-${c.id}.bin`;
         await runS3Client({ ...s3[side], mode: c.mode, key, bytes: WARMUP_BYTES, seed: 0, partSize: c.partSize, queueSize: c.queueSize });
-        await runS3Client({ ...s3[side], mode: 'delete', key });
+        if (side !== 'sink') await runS3Client({ ...s3[side], mode: 'delete', key });
       }
     }
 
@@ -188,7 +205,7 @@ async function main() {
         const e = runs[side][c.id][0];
         if (e)
           console.log(
-            `${beforeDir ? `${side} ` : ''}${c.id}: the SDK sent ${e.payloadMode}${e.trailer ? `, trailer ${e.trailer}` : ''}${e.checksumHeaders?.length ? `, headers ${e.checksumHeaders.join(', ')}` : ''}`,
+            `${sided ? `${side} ` : ''}${c.id}: the SDK sent ${e.payloadMode}${e.trailer ? `, trailer ${e.trailer}` : ''}${e.checksumHeaders?.length ? `, headers ${e.checksumHeaders.join(', ')}` : ''}`,
           );
       }
     }
@@ -230,31 +247,35 @@ async function main() {
     v === null || v === undefined ? '–' : v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
   const buildOf = (side) => {
     const g = builds[side].git;
-    return `${g?.commit ?? '?'}${g?.dirty ? ' (uncommitted server changes)' : ''}`;
+    return side === 'sink' ? 'the sink' : `${g?.commit ?? '?'}${g?.dirty ? ' (uncommitted server changes)' : ''}`;
   };
   const lines = [
-    `S3 upload benchmark, ${startedAt}; ${beforeDir ? `before ${buildOf('before')} (${builds.before.dir}), after ${buildOf('after')} (${builds.after.dir})` : `commit ${buildOf('after')}`}; node ${machine.node}; ${machine.cpus} × ${machine.model.split(' ').slice(0, 2).join(' ')}; server on core ${machine.serverCore}, client on core ${machine.loadCore}`,
-    `${sizeMiB} MiB per upload, ${reps} repetitions interleaved, medians; idle RSS ${SIDES.map((side) => `${beforeDir ? `${side} ` : ''}${mib(idle[side])}`).join(', ')} MiB; load average at start ${machine.loadavgStart.map((x) => x.toFixed(2)).join(' ')}, at end ${machine.loadavgEnd.map((x) => x.toFixed(2)).join(' ')}`,
+    `S3 upload benchmark, ${startedAt}; ${sided ? SIDES.map((side) => `${side} ${buildOf(side)} (${builds[side].dir})`).join(', ') : `commit ${buildOf('after')}`}; node ${machine.node}; ${machine.cpus} × ${machine.model.split(' ').slice(0, 2).join(' ')}; server on core ${machine.serverCore}, client on core ${machine.loadCore}`,
+    `${sizeMiB} MiB per upload, ${reps} repetitions interleaved, medians; idle RSS ${SIDES.map((side) => `${sided ? `${side} ` : ''}${mib(idle[side])}`).join(', ')} MiB; load average at start ${machine.loadavgStart.map((x) => x.toFixed(2)).join(' ')}, at end ${machine.loadavgEnd.map((x) => x.toFixed(2)).join(' ')}`,
     '',
-    `| Case | ${beforeDir ? 'Build | ' : ''}What | MB/s | Each repetition | /raw (each) | Server CPU s | Client CPU s | Complete s | RSS above idle, median / max MiB | Target | Met | Intact |`,
-    `|---|${beforeDir ? '---|' : ''}---|---:|---|---:|---:|---:|---:|---:|---|---|---|`,
+    `| Case | ${sided ? 'Build | ' : ''}What | MB/s | Each repetition | /raw (each) | Server CPU s | Client CPU s | Complete s | RSS above idle, median / max MiB | Target | Met | Intact |`,
+    `|---|${sided ? '---|' : ''}---|---:|---|---:|---:|---:|---:|---:|---|---|---|`,
     ...rows.map(
       (r) =>
-        `| ${r.id} | ${beforeDir ? `${r.side} | ` : ''}${r.what} | ${fmt(r.mbps)} | ${r.each.map((x) => fmt(x)).join(' ')} | ${r.ratio === null ? '–' : `${fmt(r.ratio, 2)} (${r.eachRatio.map((x) => fmt(x, 2)).join(' ')})`} | ` +
+        `| ${r.id} | ${sided ? `${r.side} | ` : ''}${r.what} | ${fmt(r.mbps)} | ${r.each.map((x) => fmt(x)).join(' ')} | ${r.ratio === null ? '–' : `${fmt(r.ratio, 2)} (${r.eachRatio.map((x) => fmt(x, 2)).join(' ')})`} | ` +
         `${fmt(r.serverCpu, 2)} | ${fmt(r.clientCpu, 2)} | ${fmt(r.completeSeconds, 2)} | ${fmt(r.growthMedian, 1)} / ${fmt(r.maxGrowth, 1)} | ` +
-        `${r.id === 'raw' ? `RSS ≤ +${RSS_LIMIT_MIB}` : `≥ ${RATIO_TARGET} of raw, RSS ≤ +${RSS_LIMIT_MIB}`} | ` +
-        `${r.id === 'raw' ? (r.rssMet ? 'yes' : 'no') : r.ratioMet === null ? (r.rssMet ? 'RSS yes' : 'RSS no') : `${r.ratioMet ? 'yes' : 'no'} / ${r.rssMet ? 'yes' : 'no'}`} | ${r.intact ? 'yes' : 'NO'} |`,
+        // The sink is a yardstick: no target, and nothing kept to check.
+        (r.side === 'sink'
+          ? '– | – | – (nothing kept) |'
+          : `${r.id === 'raw' ? `RSS ≤ +${RSS_LIMIT_MIB}` : `≥ ${RATIO_TARGET} of raw, RSS ≤ +${RSS_LIMIT_MIB}`} | ` +
+            `${r.id === 'raw' ? (r.rssMet ? 'yes' : 'no') : r.ratioMet === null ? (r.rssMet ? 'RSS yes' : 'RSS no') : `${r.ratioMet ? 'yes' : 'no'} / ${r.rssMet ? 'yes' : 'no'}`} | ${r.intact ? 'yes' : 'NO'} |`),
     ),
   ];
   console.log(`\n${lines.join('\n')}`);
   fs.mkdirSync(path.join(BENCH_DIR, 'results'), { recursive: true });
   const out = path.join(BENCH_DIR, 'results', 's3-multipart.json');
-  const runsOut = beforeDir ? runs : runs.after;
-  const idleOut = beforeDir ? idle : idle.after;
+  const runsOut = sided ? runs : runs.after;
+  const idleOut = sided ? idle : idle.after;
   fs.writeFileSync(out, JSON.stringify({ startedAt, git, builds, machine, sizeMiB, reps, idleKiB: idleOut, rows, runs: runsOut }, null, 2));
   console.log(`\n(every repetition in ${path.relative(REPO_DIR, out)})`);
 
-  if (profileDir) summariseProfile(profileDir);
+  if (profileDir) summariseProfile(profileDir, 'server');
+  if (clientProf) summariseProfile(clientProf, `client (of the last timed upload: ${lastUpload.side}, ${lastUpload.case})`);
   if (failed) console.error('an uploaded object was NOT INTACT');
   process.exit(failed ? 1 : 0);
 }
@@ -274,7 +295,11 @@ async function measure(side, pid, s3, idle, c, rep) {
   let r;
   let sampled;
   try {
-    r = await runS3Client({ ...s3, mode: c.mode, key, bytes, seed, partSize: c.partSize, queueSize: c.queueSize });
+    lastUpload = { side, case: c.id };
+    r = await runS3Client(
+      { ...s3, mode: c.mode, key, bytes, seed, partSize: c.partSize, queueSize: c.queueSize },
+      clientProf ? ['--cpu-prof', `--cpu-prof-dir=${clientProf}`] : [],
+    );
   } finally {
     sampled = sampler.stop();
   }
@@ -292,25 +317,34 @@ async function measure(side, pid, s3, idle, c, rep) {
   const growthMiB = (peak - idle) / 1024;
   const growthOverBeforeMiB = (peak - beforeKiB) / 1024;
 
-  const check = await runS3Client({ ...s3, mode: 'check', key, bytes, seed, partSize: partSizeOf(c), download });
-  await runS3Client({ ...s3, mode: 'delete', key });
+  // The sink keeps nothing to check.
+  const check =
+    side === 'sink' ? { intact: true, sink: true } : await runS3Client({ ...s3, mode: 'check', key, bytes, seed, partSize: partSizeOf(c), download });
+  if (side !== 'sink') await runS3Client({ ...s3, mode: 'delete', key });
 
   const complete = r.completeSeconds !== null ? `, Complete ${r.completeSeconds.toFixed(2)} s` : '';
   const parts = r.parts !== null ? `${r.parts} parts` : '1 request';
   console.log(
-    `rep ${rep} ${beforeDir ? `${side.padEnd(6)} ` : ''}${c.id.padEnd(4)} ${r.mbps.toFixed(0).padStart(5)} MB/s in ${r.seconds.toFixed(2)} s (${parts}${complete}); ` +
+    `rep ${rep} ${sided ? `${side.padEnd(6)} ` : ''}${c.id.padEnd(4)} ${r.mbps.toFixed(0).padStart(5)} MB/s in ${r.seconds.toFixed(2)} s (${parts}${complete}); ` +
       `RSS before ${mib(beforeKiB)} MiB, peak ${mib(peak)} (sampled ${mib(peakKiB)} over ${samples}${hwmKiB !== null ? `, VmHWM ${mib(hwmKiB)}` : ''}) = +${growthMiB.toFixed(1)} MiB above idle (+${growthOverBeforeMiB.toFixed(1)} above before); ` +
       `server CPU ${serverCpu?.toFixed(2)} s (system ${serverSystemCpu?.toFixed(2)}; ${threads}), others on its core ${othersOnCore?.toFixed(2)} s, client CPU ${r.clientCpu.toFixed(2)} s; ` +
-      `ETag ${check.etag} ${check.etag === check.expectedEtag ? 'as computed' : `EXPECTED ${check.expectedEtag}`}, size ${check.size}` +
-      `${download ? `, download MD5 ${check.receivedMd5 === check.sentMd5 && check.receivedBytes === bytes ? 'same as sent' : `DIFFERENT (${check.receivedBytes} bytes)`}` : ''}: ` +
-      `${check.intact ? 'INTACT' : 'NOT INTACT'}`,
+      (side === 'sink'
+        ? 'nothing kept (sink)'
+        : `ETag ${check.etag} ${check.etag === check.expectedEtag ? 'as computed' : `EXPECTED ${check.expectedEtag}`}, size ${check.size}` +
+          `${download ? `, download MD5 ${check.receivedMd5 === check.sentMd5 && check.receivedBytes === bytes ? 'same as sent' : `DIFFERENT (${check.receivedBytes} bytes)`}` : ''}: ` +
+          `${check.intact ? 'INTACT' : 'NOT INTACT'}`),
   );
   return { rep, ...r, beforeKiB, peakKiB, hwmKiB, samples, growthMiB, growthOverBeforeMiB, serverCpu, othersOnCore, serverSystemCpu, threads, check };
 }
 
 /** The server's --cpu-prof: modules and functions by self time (as profile.mjs prints them). */
-function summariseProfile(dir, top = 25) {
-  const file = fs.readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+function summariseProfile(dir, whose, top = 25) {
+  // The newest profile (the client's leaves one per timed upload).
+  const file = fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .sort((a, b) => fs.statSync(path.join(dir, a)).mtimeMs - fs.statSync(path.join(dir, b)).mtimeMs)
+    .pop();
   if (!file) return console.warn(`no .cpuprofile in ${dir}`);
   const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
   const selfUs = new Map();
@@ -343,10 +377,29 @@ function summariseProfile(dir, top = 25) {
       console.log(`${((us / total) * 100).toFixed(1).padStart(6)} %  ${(us / 1e6).toFixed(2).padStart(6)} s  ${name}`);
   };
   console.log(
-    `\nserver CPU profile (main thread only; pool threads' hashing and writes are not in it): ${(total / 1e6).toFixed(1)} s sampled, ${path.join(dir, file)}`,
+    `\n${whose} CPU profile (main thread only; pool threads' hashing and writes are not in it): ${(total / 1e6).toFixed(1)} s sampled, ${path.join(dir, file)}`,
   );
   show('by module (self time)', byModule, 15);
   show('by function (self time)', byFunction, top);
 }
 
 await runOnLoadCore(main);
+
+/** bench/s3-sink.mjs on the server's core: answers uploads and keeps nothing (the client's own ceiling). */
+async function startSink() {
+  const [command, args] = pinnedNode(SERVER_CORE, path.join(BENCH_DIR, 's3-sink.mjs'));
+  const child = spawn(command, args, { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once('data', (chunk) => resolve(JSON.parse(String(chunk)).port));
+    child.once('exit', (code) => reject(new Error(`s3-sink.mjs exited (${code})`)));
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    pid: child.pid,
+    s3Base: `http://127.0.0.1:${port}`,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
