@@ -1,7 +1,8 @@
 /**
  * The parts of one multipart upload are read one at a time (domain/part-turns.ts):
  * a part's turn comes when the part before it has been read, its body ended or
- * failed, or after at most 250 ms; other uploads' parts never wait.
+ * failed, when it stalls (its connection brings nothing for a few ms while it
+ * is read), or after at most 250 ms; other uploads' parts never wait.
  */
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -10,8 +11,8 @@ import { readingTurn } from '../src/domain/part-turns.js';
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A turn being waited for, and whether it has come. */
-function waiting(uploadId: string, body: PassThrough) {
-  const state = { came: false, turn: readingTurn(uploadId, body) };
+function waiting(uploadId: string, body: PassThrough, received?: () => number) {
+  const state = { came: false, turn: readingTurn(uploadId, body, received) };
   void state.turn.then(() => (state.came = true));
   return state;
 }
@@ -67,5 +68,37 @@ describe('reading turns of multipart parts', () => {
     expect(second.came).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     expect(second.came).toBe(true);
+  });
+
+  it('a part whose predecessor stalls while being read starts reading, and one that keeps bringing bytes does not', async () => {
+    const bytes = { first: 0 };
+    await readingTurn('upload-f', new PassThrough(), () => bytes.first);
+    const second = waiting('upload-f', new PassThrough());
+    // The first part's connection keeps bringing bytes: the second waits.
+    for (let i = 0; i < 10; i++) {
+      bytes.first += 1000;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect(second.came).toBe(false);
+    // Then nothing comes for a while (the client is busy): the second starts.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(second.came).toBe(true);
+    (await second.turn).release();
+  });
+
+  it('a part counts as stalled only while it is being read, and not while it brings bytes', async () => {
+    const first = await readingTurn('upload-g', new PassThrough());
+    // The second brings nothing, but it is still waiting for the first (which has no byte count): not stalled.
+    const second = waiting('upload-g', new PassThrough(), () => 0);
+    const third = waiting('upload-g', new PassThrough());
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect([second.came, third.came]).toEqual([false, false]);
+    // Once the second is read and brings nothing, the third starts.
+    first.release();
+    await second.turn;
+    await third.turn;
+    expect(third.came).toBe(true);
+    (await second.turn).release();
+    (await third.turn).release();
   });
 });

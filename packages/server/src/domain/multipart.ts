@@ -78,6 +78,8 @@ export interface PartInput {
   rawRequestBody: boolean;
   /** The hex MD5 of the body, once read: the part's ETag. */
   md5Hex: () => string;
+  /** The bytes the part's connection has brought so far, so that a stalled part lets the next one read (part-turns.ts). */
+  received?: () => number;
   /** The part's checksum (base64) in its upload's checksum algorithm, once the body is read; absent when the upload keeps none. */
   checksum?: () => Promise<string>;
 }
@@ -106,7 +108,7 @@ export async function storePart(ports: StoragePorts, input: PartInput): Promise<
   try {
     let size: number;
     // This upload's parts are read one at a time (part-turns.ts).
-    const turn = await readingTurn(input.uploadId, input.body);
+    const turn = await readingTurn(input.uploadId, input.body, input.received);
     try {
       // No content hash: a part's ETag is its MD5, and completing reads no part's hash.
       const options = { maxBytes: maxFileBytes, releaseChunks: input.rawRequestBody, contentHash: false };

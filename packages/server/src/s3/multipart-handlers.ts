@@ -93,6 +93,7 @@ const handlers: Record<MultipartOperation, Handler> = {
       declaredSize,
       rawRequestBody: body.raw,
       md5Hex: body.md5Hex!,
+      received: () => request.raw.socket.bytesRead,
       ...(body.checksum ? { checksum: body.checksum } : {}),
     });
     // The part's checksum as S3 answers it: the upload's, else the one the request sent (verified).
