@@ -172,6 +172,35 @@ describe('FsBlobStore concat', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('a download holds its first piece from get() on; a piece deleted before it is reached fails it with BlobNotFoundError', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pail-fs-concat-'));
+    const store = await FsBlobStore.open(dir);
+    try {
+      const parts = [randomBytes(2 * 1024 * 1024), randomBytes(100_000)];
+      for (const [i, part] of parts.entries()) await store.put(`parts/p${i}`, Readable.from([part]));
+      await store.concat('b/joined', ['parts/p0', 'parts/p1']);
+      await store.delete(['parts/p0', 'parts/p1']);
+      // The stream is made, then the blob is deleted (replaced, say) before a byte is read.
+      const stream = await store.get('b/joined');
+      await store.delete(['b/joined']);
+      const received: Buffer[] = [];
+      const failure = await (async () => {
+        try {
+          for await (const chunk of stream) received.push(chunk as Buffer);
+        } catch (error) {
+          return error;
+        }
+        return null;
+      })();
+      // The first piece, opened by get(), is read whole; the second is gone.
+      expect(Buffer.concat(received).equals(parts[0]!)).toBe(true);
+      expect(failure).toBeInstanceOf(BlobNotFoundError);
+      await expect(store.get('b/joined')).rejects.toBeInstanceOf(BlobNotFoundError);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('content hash (the ETag)', () => {

@@ -56,7 +56,7 @@ export async function linkPiece(source: string, target: string, key: string): Pr
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new BlobNotFoundError(key);
     if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EMLINK') throw error;
-    await copyFile(source, target);
+    await copyFile(source, target).catch(notFoundAs(key));
     // A copy's bytes are new: on disk before the directory that names them is published.
     const copy = await open(target, 'r+');
     try {
@@ -74,13 +74,27 @@ export class PiecedFile implements PositionalFile {
   private closed = false;
   readonly size: number;
 
-  constructor(private readonly pieces: Piece[]) {
+  /** `key` names the blob in a BlobNotFoundError when a piece is gone (the blob was deleted or replaced meanwhile). */
+  constructor(
+    private readonly pieces: Piece[],
+    private readonly key: string,
+  ) {
     let start = 0;
     for (const piece of pieces) {
       this.starts.push(start);
       start += piece.size;
     }
     this.size = start;
+  }
+
+  /**
+   * Opens the piece holding byte `position` now, so that a blob deleted
+   * since its pieces were listed is a clean BlobNotFoundError before a reply
+   * is begun, and the first piece's bytes are held from then on.
+   */
+  async openAt(position: number): Promise<void> {
+    const index = this.pieceAt(position);
+    if (index !== -1) await this.handleOf(index);
   }
 
   async read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }> {
@@ -116,7 +130,7 @@ export class PiecedFile implements PositionalFile {
   private async handleOf(index: number): Promise<FileHandle> {
     if (this.open?.index === index) return this.open.handle;
     await this.closeOpen();
-    const handle = await open(this.pieces[index]!.path, 'r');
+    const handle = await open(this.pieces[index]!.path, 'r').catch(notFoundAs(this.key));
     // Closed while the piece was being opened (the reader went away): nobody else will close it.
     if (this.closed) {
       await handle.close();
@@ -125,4 +139,11 @@ export class PiecedFile implements PositionalFile {
     this.open = { index, handle };
     return handle;
   }
+}
+
+/** A piece or source gone (ENOENT) is the blob's BlobNotFoundError; other errors pass. */
+export function notFoundAs(key: string) {
+  return (error: NodeJS.ErrnoException): never => {
+    throw error.code === 'ENOENT' ? new BlobNotFoundError(key) : error;
+  };
 }

@@ -13,7 +13,7 @@ import { GroupSync } from '../group-sync.js';
 import { createContentHasher } from './content-hash.js';
 import { FileReadStream } from './file-read-stream.js';
 import { FileWrites } from './file-writes.js';
-import { linkPiece, pieceName, PIECES_SUFFIX, PiecedFile, readPieces, type Piece, type PositionalFile } from './fs-pieces.js';
+import { linkPiece, notFoundAs, pieceName, PIECES_SUFFIX, PiecedFile, readPieces, type Piece, type PositionalFile } from './fs-pieces.js';
 import { FsStaging } from './fs-staging.js';
 import type { BlobStaging } from './staging.js';
 import { releaseChunk } from './release-chunk.js';
@@ -168,7 +168,8 @@ export class FsBlobStore implements BlobStore {
     if (handle === null) {
       const pieces = await readPieces(file);
       if (!pieces) throw new BlobNotFoundError(key);
-      const pieced = new PiecedFile(pieces);
+      const pieced = new PiecedFile(pieces, key);
+      await pieced.openAt(range?.start ?? 0);
       return readStream(pieced, pieced.size, range);
     }
     // A directory (a key that is only a prefix of other keys) opens fine on Linux
@@ -188,7 +189,7 @@ export class FsBlobStore implements BlobStore {
     const file = resolveUnder(this.root, key);
     return readFile(file).catch(async (error: NodeJS.ErrnoException) => {
       const pieces = error.code === 'ENOENT' ? await readPieces(file) : null;
-      if (pieces) return Buffer.concat(await Promise.all(pieces.map((piece) => readFile(piece.path))));
+      if (pieces) return Buffer.concat(await Promise.all(pieces.map((piece) => readFile(piece.path).catch(notFoundAs(key)))));
       throw error.code === 'ENOENT' || error.code === 'EISDIR' ? new BlobNotFoundError(key) : error;
     });
   }
