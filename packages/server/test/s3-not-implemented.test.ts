@@ -8,6 +8,7 @@
 import {
   CopyObjectCommand,
   CreateBucketCommand,
+  CreateMultipartUploadCommand,
   GetObjectCommand,
   GetObjectTaggingCommand,
   HeadObjectCommand,
@@ -84,6 +85,9 @@ const WRITE_HEADERS: Record<string, Record<string, string>> = {
   GLACIER: { 'x-amz-storage-class': 'GLACIER' },
   REDUCED_REDUNDANCY: { 'x-amz-storage-class': 'REDUCED_REDUNDANCY' },
   STANDARD_IA: { 'x-amz-storage-class': 'STANDARD_IA' },
+  'ACL grant': { 'x-amz-grant-read': 'uri="http://acs.amazonaws.com/groups/global/AllUsers"' },
+  'authenticated-read ACL': { 'x-amz-acl': 'authenticated-read' },
+  'public-read-write ACL': { 'x-amz-acl': 'public-read-write' },
 };
 
 const BUCKET_SUBRESOURCES = [
@@ -295,6 +299,56 @@ describe('what is accepted, because it asks for nothing Pail lacks', () => {
     const keys = (await s3.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents?.map((c) => c.Key);
     expect(keys).toEqual(['copy.txt', 'replaced.txt', 'standard.txt', 'untagged.txt']);
     expect((await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'copy.txt' }))).TagSet).toEqual([]);
+  });
+});
+
+describe('a canned ACL on a new object: taken when it is what the object gets (its bucket visibility), else AccessControlListNotSupported', () => {
+  it('PutObject, CopyObject, CreateMultipartUpload and POST Object, in a private and a public bucket', async () => {
+    const stamp = Date.now().toString(36);
+    const closed = `acl-private-${stamp}`;
+    const open = `acl-public-${stamp}`;
+    await s3.send(new CreateBucketCommand({ Bucket: closed }));
+    await s3.send(new CreateBucketCommand({ Bucket: open, ACL: 'public-read' }));
+    /** A file's public url (the Pail API's listing gives it), read without credentials. */
+    const anonymous = async (bucket: string, key: string) => {
+      const headers = { 'x-api-key': alice.apiKey };
+      const buckets = (await json(await fetch(`${server.url}/api/v1/buckets`, { headers }))).data as { id: number; name: string }[];
+      const id = buckets.find((b) => b.name === bucket)?.id;
+      const files = (await json(await fetch(`${server.url}/api/v1/buckets/${id}/files`, { headers }))).data as { filename: string; url: string }[];
+      return fetch(files.find((file) => file.filename === key)!.url);
+    };
+    const refused = { name: 'AccessControlListNotSupported', status: 400 };
+
+    // What the object gets anyway, and bucket-owner-full-control, are taken.
+    await s3.send(new PutObjectCommand({ Bucket: closed, Key: 'private.txt', Body: 'private bytes', ACL: 'private' }));
+    await s3.send(new PutObjectCommand({ Bucket: closed, Key: 'owner.txt', Body: 'owner bytes', ACL: 'bucket-owner-full-control' }));
+    await s3.send(new PutObjectCommand({ Bucket: open, Key: 'public.txt', Body: 'public bytes', ACL: 'public-read' }));
+    expect((await anonymous(closed, 'private.txt')).status).toBe(401);
+    const shown = await anonymous(open, 'public.txt');
+    expect([shown.status, await shown.text()]).toEqual([200, 'public bytes']);
+    const usedBefore = await storageUsed();
+
+    // The other visibility is refused, and nothing is written or begun.
+    expect(await s3Error(s3.send(new PutObjectCommand({ Bucket: closed, Key: 'private.txt', Body: 'replaced', ACL: 'public-read' })))).toEqual(refused);
+    expect(await s3Error(s3.send(new PutObjectCommand({ Bucket: open, Key: 'public.txt', Body: 'replaced', ACL: 'private' })))).toEqual(refused);
+    expect(await s3Error(s3.send(new CopyObjectCommand({ Bucket: closed, Key: 'copy.txt', CopySource: `${open}/public.txt`, ACL: 'public-read' })))).toEqual(
+      refused,
+    );
+    expect(await s3Error(s3.send(new CreateMultipartUploadCommand({ Bucket: closed, Key: 'big.bin', ACL: 'public-read' })))).toEqual(refused);
+    const { url, fields } = await createPresignedPost(s3, { Bucket: closed, Key: 'form.txt', Fields: { acl: 'public-read' }, Expires: 600 });
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    form.append('file', new Blob(['form bytes']), 'form.txt');
+    const posted = await fetch(url, { method: 'POST', body: form });
+    expect([posted.status, /<Code>([^<]*)<\/Code>/.exec(await posted.text())?.[1]]).toEqual([400, 'AccessControlListNotSupported']);
+
+    const keys = async (bucket: string) => (await s3.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents?.map((c) => c.Key);
+    expect(await keys(closed)).toEqual(['owner.txt', 'private.txt']);
+    expect(await keys(open)).toEqual(['public.txt']);
+    expect((await s3.send(new ListMultipartUploadsCommand({ Bucket: closed }))).Uploads ?? []).toEqual([]);
+    expect(await (await s3.send(new GetObjectCommand({ Bucket: closed, Key: 'private.txt' }))).Body!.transformToString()).toBe('private bytes');
+    expect(await (await anonymous(open, 'public.txt')).text()).toBe('public bytes');
+    expect(await storageUsed()).toBe(usedBefore);
   });
 });
 

@@ -20,7 +20,7 @@ import { contentTypeFor } from '../http/uploads.js';
 import { CHECKSUM_ALGORITHMS } from './checksums.js';
 import { checkCopySourceConditions, writeConditionOf } from './conditions.js';
 import { S3Error, s3Errors } from './errors.js';
-import { ownBucket, sendXml, type S3Target } from './handler-support.js';
+import { ownBucketForNewObject, sendXml, type S3Target } from './handler-support.js';
 import { metadataHeaders, metadataOf } from './metadata.js';
 
 /**
@@ -71,7 +71,7 @@ export async function CopyObject(ctx: AppContext, request: FastifyRequest, reply
   if (directive !== 'COPY' && directive !== 'REPLACE') throw s3Errors.invalidArgument('Unknown metadata directive.');
   const from = parseCopySource(request.headers['x-amz-copy-source']);
   const sourceBucket = await getOwnBucketByName(ctx.db, caller.owner.user.id, from.bucket, caller.owner.limits);
-  const bucket = await ownBucket(ctx, target);
+  const bucket = await ownBucketForNewObject(ctx, target, request);
   const filename = parseFilename(target.key);
   if (sourceBucket.id === bucket.id && from.key === filename && directive === 'COPY') {
     throw new S3Error(

@@ -39,6 +39,7 @@ export const s3Errors = {
       'Only Signature Version 4 (AWS4-HMAC-SHA256) is supported; configure your client to use SigV4 (signature_version = s3v4)',
     ),
   notImplemented: (what: string) => new S3Error('NotImplemented', 501, `${what} is not implemented by Pail yet`),
+  aclNotSupported: (why: string) => new S3Error('AccessControlListNotSupported', 400, `The bucket does not allow ACLs: ${why}`),
   noSuchBucket: () => new S3Error('NoSuchBucket', 404, 'The specified bucket does not exist'),
   noSuchKey: () => new S3Error('NoSuchKey', 404, 'The specified key does not exist.'),
   bucketNotEmpty: () => new S3Error('BucketNotEmpty', 409, 'The bucket you tried to delete is not empty'),

@@ -9,6 +9,7 @@ import type { BucketRow } from '../db/schema.js';
 import { getOwnBucketByName } from '../domain/buckets.js';
 import type { AppContext } from '../http/context.js';
 import type { S3Caller } from './auth.js';
+import { checkObjectAcl } from './object-acl.js';
 import type { S3Operation } from './operations.js';
 import type { QueryPairs } from './query.js';
 import { xmlDocument, type XmlElement } from './xml.js';
@@ -31,3 +32,10 @@ export const ownBucket = (ctx: AppContext, target: S3Target): Promise<BucketRow>
 
 /** S3's Owner element: buckets here belong to the caller, named by user id and email as ListBuckets does. */
 export const ownerXml = (caller: S3Caller): XmlElement => ({ ID: String(caller.owner.user.id), DisplayName: caller.owner.user.email });
+
+/** The caller's bucket for a new object (PutObject, CopyObject, CreateMultipartUpload), refusing an `x-amz-acl` the object could not have (object-acl.ts). */
+export async function ownBucketForNewObject(ctx: AppContext, target: S3Target, request: FastifyRequest): Promise<BucketRow> {
+  const bucket = await ownBucket(ctx, target);
+  checkObjectAcl(request.headers['x-amz-acl'], bucket.public === 1);
+  return bucket;
+}

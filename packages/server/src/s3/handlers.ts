@@ -16,7 +16,7 @@ import { ACL_HANDLERS } from './acl-handlers.js';
 import { CORS_HANDLERS } from './cors-handlers.js';
 import { DeleteObjects } from './delete-objects.js';
 import { S3Error, s3Errors } from './errors.js';
-import { ownBucket, ownerXml, sendXml, type Handler } from './handler-support.js';
+import { ownBucket, ownBucketForNewObject, ownerXml, sendXml, type Handler } from './handler-support.js';
 import { LIST_HANDLERS } from './list-handlers.js';
 import { metadataOf } from './metadata.js';
 import { MULTIPART_HANDLERS } from './multipart-handlers.js';
@@ -82,7 +82,7 @@ export const HANDLERS: Record<S3Operation, Handler> = {
   ...TAGGING_HANDLERS,
 
   async PutObject(ctx, request, reply, target) {
-    const bucket = await ownBucket(ctx, target);
+    const bucket = await ownBucketForNewObject(ctx, target, request);
     const filename = parseFilename(target.key);
     // Before the body is touched: a refused body left unread is drained by Node, so the client still hears the 412.
     const condition = writeConditionOf(request.headers);

@@ -16,7 +16,7 @@ import { checkWriteCondition } from '../domain/uploads.js';
 import { contentTypeFor, declaredLength } from '../http/uploads.js';
 import { writeConditionOf } from './conditions.js';
 import { S3Error, s3Errors } from './errors.js';
-import { ownBucket, sendXml, type Handler, type S3Target } from './handler-support.js';
+import { ownBucket, ownBucketForNewObject, sendXml, type Handler, type S3Target } from './handler-support.js';
 import { metadataOf } from './metadata.js';
 import type { S3Operation } from './operations.js';
 import { bodyStream } from './payload.js';
@@ -56,7 +56,7 @@ type MultipartOperation = 'CreateMultipartUpload' | 'UploadPart' | 'CompleteMult
 
 const handlers: Record<MultipartOperation, Handler> = {
   async CreateMultipartUpload(ctx, request, reply, target) {
-    const bucket = await ownBucket(ctx, target);
+    const bucket = await ownBucketForNewObject(ctx, target, request);
     const filename = parseFilename(target.key);
     const checksum = uploadChecksumOf(request.headers);
     const uploadId = await beginUpload(ctx.storage, {

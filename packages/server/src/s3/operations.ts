@@ -10,6 +10,7 @@
 import type { Permission } from '@pail/shared';
 import type { IncomingHttpHeaders } from 'node:http';
 import { s3Errors } from './errors.js';
+import { OBJECT_CANNED_ACLS } from './object-acl.js';
 import type { QueryPairs } from './query.js';
 
 export type S3Operation =
@@ -178,8 +179,9 @@ const UNSUPPORTED_WRITE_HEADERS = [
  * same) that ask for what Pail cannot do: storing the object without it
  * would be a success that did nothing. Pail keeps no tags, does not encrypt
  * at rest (SSE-S3, SSE-KMS and SSE-C alike; MinIO without KMS answers the
- * same), has no object lock, no website redirects and one storage class.
- * An empty x-amz-tagging and STANDARD are the truth, so they pass.
+ * same), has no object lock, no website redirects, one storage class and no
+ * per-object ACLs (grants, or canned ACLs beyond the three object-acl.ts
+ * weighs). An empty x-amz-tagging and STANDARD are the truth, so they pass.
  */
 export function refuseUnsupportedWrite(headers: Readonly<Record<string, string | string[] | undefined>>): void {
   for (const [name, value] of Object.entries(headers)) {
@@ -188,6 +190,11 @@ export function refuseUnsupportedWrite(headers: Readonly<Record<string, string |
   }
   const tagging = headers['x-amz-tagging'];
   if (tagging !== undefined && String(tagging) !== '') throw s3Errors.notImplemented('x-amz-tagging (object tags)');
+  // Whether a canned ACL fits the bucket is the handler's to say (object-acl.ts); grants and other canned ACLs never do.
+  const acl = headers['x-amz-acl'];
+  if (acl !== undefined && !OBJECT_CANNED_ACLS.has(String(acl))) throw s3Errors.notImplemented(`x-amz-acl: ${String(acl)} on an object`);
+  const grant = Object.keys(headers).find((name) => name.startsWith('x-amz-grant-') && headers[name] !== undefined);
+  if (grant !== undefined) throw s3Errors.notImplemented(`${grant} (ACL grants)`);
   const storageClass = headers['x-amz-storage-class'];
   if (storageClass !== undefined && storageClass !== 'STANDARD') throw s3Errors.notImplemented(`x-amz-storage-class ${String(storageClass)}`);
 }

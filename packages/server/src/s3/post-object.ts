@@ -21,6 +21,7 @@ import { contentTypeFor } from '../http/uploads.js';
 import { addCorsHeaders, addCorsHeadersByStorageName } from './cors-answers.js';
 import { S3Error, s3Errors } from './errors.js';
 import { metadataOf } from './metadata.js';
+import { checkObjectAcl, OBJECT_CANNED_ACLS } from './object-acl.js';
 import { refuseUnsupportedWrite, S3_PERMISSION } from './operations.js';
 import { readPostForm, type PostForm } from './post-form.js';
 import { checkConditions, parsePolicy, policySignatureMatches, type PostPolicy } from './post-policy.js';
@@ -52,8 +53,9 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
       throw s3Errors.invalidArgument('The bucket field does not name the bucket posted to');
     }
     const acl = fields.get('acl');
-    // An object has its bucket's visibility (as with PutObject), so only the two canned ACLs are taken.
-    if (acl !== undefined && acl !== 'private' && acl !== 'public-read') throw s3Errors.notImplemented(`acl ${acl}`);
+    // An object has its bucket's visibility (as with PutObject): only the ACL it gets anyway is taken (object-acl.ts).
+    if (acl !== undefined && !OBJECT_CANNED_ACLS.has(acl)) throw s3Errors.notImplemented(`acl ${acl}`);
+    checkObjectAcl(acl, bucket.public === 1);
     // The fields PutObject would have as headers get its refusals (encryption, object lock, storage class); a form's tags are a tagging field.
     refuseUnsupportedWrite(Object.fromEntries(fields));
     if ((fields.get('tagging') ?? '') !== '') throw s3Errors.notImplemented('tagging (object tags)');
