@@ -54,7 +54,7 @@ export async function linkPiece(source: string, target: string, key: string): Pr
     await link(source, target);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new BlobNotFoundError(key);
+    if (code === 'ENOENT') notFoundAs(key)(error as NodeJS.ErrnoException);
     if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EMLINK') throw error;
     await copyFile(source, target).catch(notFoundAs(key));
     // A copy's bytes are new: on disk before the directory that names them is published.
@@ -146,4 +146,12 @@ export function notFoundAs(key: string) {
   return (error: NodeJS.ErrnoException): never => {
     throw error.code === 'ENOENT' ? new BlobNotFoundError(key) : error;
   };
+}
+
+/** What `operation` resolves to, or null when its path does not exist (ENOENT); other errors pass. */
+export function nullIfMissing<T>(operation: Promise<T>): Promise<T | null> {
+  return operation.catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
 }

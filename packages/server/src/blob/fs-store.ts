@@ -13,7 +13,7 @@ import { GroupSync } from '../group-sync.js';
 import { createContentHasher } from './content-hash.js';
 import { FileReadStream } from './file-read-stream.js';
 import { FileWrites } from './file-writes.js';
-import { linkPiece, notFoundAs, pieceName, PIECES_SUFFIX, PiecedFile, readPieces, type Piece, type PositionalFile } from './fs-pieces.js';
+import { linkPiece, notFoundAs, nullIfMissing, pieceName, PIECES_SUFFIX, PiecedFile, readPieces, type Piece, type PositionalFile } from './fs-pieces.js';
 import { FsStaging } from './fs-staging.js';
 import type { BlobStaging } from './staging.js';
 import { releaseChunk } from './release-chunk.js';
@@ -140,10 +140,7 @@ export class FsBlobStore implements BlobStore {
   /** A blob's files: its own, or its pieces. */
   private async piecesOf(key: string): Promise<Piece[]> {
     const file = resolveUnder(this.root, key);
-    const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return null;
-      throw error;
-    });
+    const info = await nullIfMissing(stat(file));
     if (info?.isFile()) return [{ path: file, size: info.size }];
     const pieces = info ? null : await readPieces(file);
     if (!pieces) throw new BlobNotFoundError(key);
@@ -161,10 +158,7 @@ export class FsBlobStore implements BlobStore {
   async get(key: string, range?: ByteRange): Promise<Readable> {
     const file = resolveUnder(this.root, key);
     // Open first so a missing blob is a clean rejection, not a stream error later.
-    const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return null;
-      throw error;
-    });
+    const handle = await nullIfMissing(open(file, 'r'));
     if (handle === null) {
       const pieces = await readPieces(file);
       if (!pieces) throw new BlobNotFoundError(key);
@@ -202,10 +196,7 @@ export class FsBlobStore implements BlobStore {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    const dir = await stat(file + PIECES_SUFFIX).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return null;
-      throw error;
-    });
+    const dir = await nullIfMissing(stat(file + PIECES_SUFFIX));
     const pieces = dir?.isDirectory() ? await readPieces(file) : null;
     if (!dir || !pieces) return null;
     return { size: pieces.reduce((total, piece) => total + piece.size, 0), modifiedAt: dir.mtime };
