@@ -26,6 +26,7 @@ const NOT_BACKEND_SPECIFIC = [
   'packages/server/test/resumable-crash.test.ts',
   'packages/server/test/s3-tools-large.test.ts',
   'packages/server/test/sqlite-writes.test.ts',
+  'packages/server/test/holding-writes.test.ts',
 ];
 /** Only meaningful on shared backends. */
 const SCALED_ONLY = [

@@ -3,7 +3,8 @@
  * - GroupSync: every caller waits for a flush that started after its call.
  * - SqliteWriter: writes queued together commit as one group, a failing write
  *   rolls back alone, results arrive only after the group's flush, and a
- *   write never runs inside a transaction Kysely has open.
+ *   write never runs inside a transaction Kysely has open; writeNow runs at
+ *   once in a transaction of its own, under the same rule.
  * - The WAL checkpoint worker keeps the log from growing without bound.
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -108,6 +109,27 @@ describe('SqliteWriter (group commit on a real database)', () => {
     // It ran after the Kysely transaction committed (7 * 2), inside its own group transaction.
     expect(await usage()).toBe(14);
     expect(seen).toEqual([true]);
+  });
+
+  it('writeNow runs at once in its own transaction, but never inside one Kysely has open', async () => {
+    expect(await database.writer.writeNow((sqlite) => sqlite.inTransaction)).toBe(true);
+    let ran: Promise<unknown> | undefined;
+    await database.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ storage_used_bytes: 5 }).execute();
+      ran = database.writer.writeNow((sqlite) => sqlite.prepare('update users set storage_used_bytes = storage_used_bytes * 2').run());
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      await trx.updateTable('users').set({ storage_used_bytes: 7 }).execute();
+    });
+    await ran;
+    // After the Kysely transaction committed: 7 * 2, not (5 * 2) overwritten by 7.
+    expect(await usage()).toBe(14);
+    // A write that throws is rolled back whole.
+    const failing = database.writer.writeNow((sqlite) => {
+      sqlite.prepare('update users set storage_used_bytes = 1').run();
+      throw new Error('refused');
+    });
+    await expect(failing).rejects.toThrow('refused');
+    expect(await usage()).toBe(14);
   });
 
   it('checkpoints run on the worker, and the write-ahead log is reused rather than growing with every commit', async () => {

@@ -36,6 +36,7 @@ export class SqliteWriter {
    */
   private readonly inTransaction: (group: Write[], outcomes: Outcome<unknown>[]) => void;
   private readonly inSavepoint: (work: Write) => unknown;
+  private readonly inImmediateTransaction: (work: Write) => unknown;
 
   constructor(
     private readonly sqlite: SQLite.Database,
@@ -43,7 +44,10 @@ export class SqliteWriter {
     /** The server's background checkpoints, when it has them (wal-checkpointer.ts). */
     private readonly checkpointer: WalCheckpointer | null = null,
   ) {
-    this.inSavepoint = sqlite.transaction((work: Write) => work(sqlite));
+    const ownTransaction = sqlite.transaction((work: Write) => work(sqlite));
+    this.inSavepoint = ownTransaction;
+    // BEGIN IMMEDIATE: the write lock from the start, so what its reads see is what its writes change.
+    this.inImmediateTransaction = (work: Write) => ownTransaction.immediate(work);
     this.inTransaction = sqlite.transaction((group: Write[], outcomes: Outcome<unknown>[]) => {
       for (const work of group) {
         // A throw rolls back this write's savepoint only.
@@ -59,6 +63,17 @@ export class SqliteWriter {
   /** Runs `work` in the next group; resolves with its result once the group is on disk. */
   write<T>(work: (sqlite: SQLite.Database) => T): Promise<T> {
     return this.batcher.run('sqlite', work) as Promise<T>;
+  }
+
+  /**
+   * Runs `work` at once in a transaction of its own, without waiting for a
+   * flush: for writes whose request waits for one anyway before it is
+   * answered (request-hooks.ts), or that a crash may lose (a reservation,
+   * which would lapse). Like a group, never inside a transaction Kysely has open.
+   */
+  async writeNow<T>(work: (sqlite: SQLite.Database) => T): Promise<T> {
+    while (this.sqlite.inTransaction) await new Promise((resolve) => setImmediate(resolve));
+    return this.inImmediateTransaction(work) as T;
   }
 
   private async commitGroup(group: Write[]): Promise<Outcome<unknown>[]> {

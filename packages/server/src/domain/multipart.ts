@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { BlobTooLargeError } from '../blob/blob-store.js';
-import { findPart, findUpload, insertUpload, recordPart, removeUpload, type MultipartUploadRow } from '../db/repositories/multipart.js';
+import { findPart, findUpload, insertUpload, removeUpload, type MultipartUploadRow } from '../db/repositories/multipart.js';
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { bucketRules, checkDeclaredType } from './bucket-rules.js';
 import { errors } from './errors.js';
@@ -98,7 +98,7 @@ export async function storePart(ports: StoragePorts, input: PartInput): Promise<
   const plan = planOf(owner);
   const cap = ports.limits.plans[plan].storageBytes;
   const earlier = (await findPart(ports.db, input.uploadId, input.partNumber))?.size ?? 0;
-  const reservation = await UploadReservation.take(ports.db, owner.id, Math.max(0, input.declaredSize - earlier), {
+  const reservation = await UploadReservation.take(ports, owner.id, Math.max(0, input.declaredSize - earlier), {
     cap,
     plan,
     maxUploads: ports.limits.maxUploadsPerUser,
@@ -123,7 +123,7 @@ export async function storePart(ports: StoragePorts, input: PartInput): Promise<
     const checksum = input.checksum ? await input.checksum() : null;
     const now = new Date().toISOString();
     const part = { upload_id: input.uploadId, part_number: input.partNumber, storage_key: storageKey, size, md5, created_at: now, checksum };
-    const recorded = await recordPart(ports.db, { userId: owner.id, cap, reservationId: reservation.id, now, part });
+    const recorded = await ports.writes.recordPart({ userId: owner.id, cap, reservationId: reservation.id, now, part });
     if ('refusal' in recorded) throw recorded.refusal === 'over-cap' ? errors.storageLimit(plan, cap) : noSuchUpload();
     stored = false;
     if (recorded.replaced) await ports.blobs.delete([recorded.replaced]).catch(() => {});

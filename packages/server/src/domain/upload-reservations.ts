@@ -10,8 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import type { Db } from '../db/database.js';
-import { growReservation, releaseReservation, renewReservation, reserveUpload } from '../db/repositories/upload-reservations.js';
+import { growReservation, releaseReservation, renewReservation } from '../db/repositories/upload-reservations.js';
 import { errors } from './errors.js';
+import type { StoragePorts } from './ports.js';
 
 const LEASE_MS = 2 * 60 * 1000;
 const RENEW_EVERY_MS = 30 * 1000;
@@ -41,9 +42,9 @@ export class UploadReservation {
   }
 
   /** Holds `bytes` for a new upload, or refuses at once (over the cap: 409; too many uploads: 429). */
-  static async take(db: Db, userId: number, bytes: number, rules: ReservationRules): Promise<UploadReservation> {
+  static async take(ports: Pick<StoragePorts, 'db' | 'writes'>, userId: number, bytes: number, rules: ReservationRules): Promise<UploadReservation> {
     const id = randomUUID();
-    const refusal = await reserveUpload(db, {
+    const refusal = await ports.writes.reserveUpload({
       id,
       userId,
       bytes,
@@ -54,7 +55,7 @@ export class UploadReservation {
     });
     if (refusal === 'over-cap') throw errors.storageLimit(rules.plan, rules.cap);
     if (refusal === 'too-many') throw errors.tooManyUploads(rules.maxUploads);
-    return new UploadReservation(db, id, userId, rules, bytes);
+    return new UploadReservation(ports.db, id, userId, rules, bytes);
   }
 
   /**

@@ -114,7 +114,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       const rules = { cap, plan, maxUploads: ports.limits.maxUploadsPerUser };
       const declared = input.declaredSize;
       const needed = declared === undefined ? 0 : Math.max(0, declared - replacedSize - (input.heldBytes ?? 0));
-      reservation = await UploadReservation.take(ports.db, owner.id, needed, rules);
+      reservation = await UploadReservation.take(ports, owner.id, needed, rules);
       const stream = declared === undefined ? reservation.meter(body.stream, replacedSize) : body.stream;
       try {
         stored = await ports.blobs.put(storageKey, stream, {
@@ -179,7 +179,7 @@ export async function uploadConcatenated(
     rules.allowedTypes === null ? input.contentType : await checkedType(rules, input.contentType, await firstBytesOf(ports, input.sources, TYPE_SNIFF_BYTES));
   const storageKey = `${bucket.storage_name}/${timeOrderedUuid()}`;
   // uploadObject's reservation with heldBytes = size: no bytes beyond the sources', but it counts as an upload in flight.
-  const reservation = await UploadReservation.take(ports.db, owner.id, 0, { cap, plan, maxUploads: ports.limits.maxUploadsPerUser });
+  const reservation = await UploadReservation.take(ports, owner.id, 0, { cap, plan, maxUploads: ports.limits.maxUploadsPerUser });
   try {
     const { size } = await ports.blobs.concat(storageKey, input.sources);
     return await commitStoredBlob(ports, { ...input, contentType, storageKey, size, contentHash: input.etag });

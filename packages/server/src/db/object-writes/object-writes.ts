@@ -5,7 +5,9 @@
  * written, and a retired version's removed, in the transaction that changes
  * its row. Every implementation runs under the whole HTTP test suite.
  */
+import type { PartRecorded, RecordPartInput } from '../repositories/multipart.js';
 import type { StoredVersion } from '../repositories/objects.js';
+import type { ReservationInput, ReservationRefusal } from '../repositories/upload-reservations.js';
 
 export interface CommitInput {
   ownerId: number;
@@ -76,6 +78,10 @@ export interface ObjectWrites {
   removePurged(bucketId: number, versions: StoredVersion[]): Promise<void>;
   /** A small file's bytes; undefined when there are none under that key. */
   readInline(storageKey: string): Promise<Buffer | undefined>;
+  /** Holds bytes for an upload in flight if they fit the cap (repositories/upload-reservations.ts), or says why not. */
+  reserveUpload(input: ReservationInput): Promise<ReservationRefusal | null>;
+  /** Records a stored multipart part if it fits the cap, dropping the reservation that held it (repositories/multipart.ts). */
+  recordPart(input: RecordPartInput): Promise<PartRecorded>;
 }
 
 /** Why a write was refused; the domain turns it into the answer. */

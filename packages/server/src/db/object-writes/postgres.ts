@@ -10,6 +10,8 @@
 import type { Db } from '../database.js';
 import { foldName } from '../folded-names.js';
 import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
+import { recordPart } from '../repositories/multipart.js';
+import { reserveUpload } from '../repositories/upload-reservations.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
 import { deleteInlineBytes, deleteVersionWith, readInlineWith, removePurgedWith } from './shared.js';
 
@@ -22,6 +24,8 @@ export function postgresObjectWrites(db: Db): ObjectWrites {
     deleteVersion: deleteVersionWith(db, lockLiveBucket),
     removePurged: removePurgedWith(db),
     readInline: readInlineWith(db),
+    reserveUpload: (input) => reserveUpload(db, input),
+    recordPart: (input) => recordPart(db, input),
   };
 }
 

@@ -12,6 +12,7 @@ import { foldName } from '../folded-names.js';
 import type { SqliteWriter } from '../sqlite-writer.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
 import { deleteVersionWith, readInlineWith, removePurgedWith } from './shared.js';
+import { sqliteHoldingWrites } from './sqlite-holdings.js';
 
 const STATEMENTS = {
   old: 'select storage_key, size, inline, etag from objects where bucket_id = ? and filename = ?',
@@ -100,5 +101,6 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
     deleteVersion: deleteVersionWith(db, async () => {}),
     removePurged: removePurgedWith(db),
     readInline: readInlineWith(db),
+    ...sqliteHoldingWrites(sqlite, writer),
   };
 }

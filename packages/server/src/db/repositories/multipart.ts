@@ -60,12 +60,21 @@ export function listUploads(
 
 export type PartRecorded = { refusal: 'over-cap' | 'no-upload' } | { replaced: string | null };
 
+export interface RecordPartInput {
+  userId: number;
+  cap: number;
+  reservationId: string;
+  now: string;
+  part: MultipartPartRow;
+}
+
 /**
  * Records a stored part (replacing any earlier one of that number) if it
  * fits the cap, and drops the reservation that held its bytes while they
- * streamed, in one transaction: the bytes move from in flight to kept.
+ * streamed, in one transaction: the bytes move from in flight to kept
+ * (object-writes/sqlite-holdings.ts does the same on SQLite).
  */
-export function recordPart(db: Db, input: { userId: number; cap: number; reservationId: string; now: string; part: MultipartPartRow }): Promise<PartRecorded> {
+export function recordPart(db: Db, input: RecordPartInput): Promise<PartRecorded> {
   const { part } = input;
   return db.transaction().execute(async (trx): Promise<PartRecorded> => {
     const held = await holding(trx, input.userId, input.now, input.reservationId);

@@ -9,11 +9,18 @@ import { holding } from './holdings.js';
 
 export type ReservationRefusal = 'over-cap' | 'too-many';
 
-/** Holds `bytes` for a new upload, or says why not. */
-export function reserveUpload(
-  db: Db,
-  input: { id: string; userId: number; bytes: number; cap: number; maxUploads: number; now: string; expiresAt: string },
-): Promise<ReservationRefusal | null> {
+export interface ReservationInput {
+  id: string;
+  userId: number;
+  bytes: number;
+  cap: number;
+  maxUploads: number;
+  now: string;
+  expiresAt: string;
+}
+
+/** Holds `bytes` for a new upload, or says why not (object-writes/sqlite-holdings.ts does the same on SQLite). */
+export function reserveUpload(db: Db, input: ReservationInput): Promise<ReservationRefusal | null> {
   return db.transaction().execute(async (trx) => {
     const held = await holding(trx, input.userId, input.now);
     if (held.count >= input.maxUploads) return 'too-many';

@@ -1,0 +1,85 @@
+/**
+ * The writes that add to what a user holds against the cap (a reservation, a
+ * kept part) on the embedded SQLite database: the same checks as
+ * repositories/upload-reservations.ts and repositories/multipart.ts, as a
+ * few prepared statements in one synchronous transaction. SQLite serialises
+ * writes, so no row lock is needed, and every part request makes two of
+ * these, where Kysely's building of the same statements cost about as much
+ * as the rest of the request's database work (bench/README.md, round 5).
+ */
+import type SQLite from 'better-sqlite3';
+import type { PartRecorded, RecordPartInput } from '../repositories/multipart.js';
+import type { ReservationInput, ReservationRefusal } from '../repositories/upload-reservations.js';
+import type { SqliteWriter } from '../sqlite-writer.js';
+import type { ObjectWrites } from './object-writes.js';
+
+const STATEMENTS = {
+  // What holdings.ts's holding() reads: stored bytes, live reservations (but one: '' leaves none out), kept parts, resumable lengths.
+  holding: `select
+      (select storage_used_bytes from users where id = @user) as used,
+      (select count(*) from upload_reservations where user_id = @user and expires_at > @now and id != @except) as count,
+      (select coalesce(sum(bytes), 0) from upload_reservations where user_id = @user and expires_at > @now and id != @except) as reserved,
+      (select coalesce(sum(p.size), 0) from multipart_parts p join multipart_uploads u on u.id = p.upload_id where u.owner_id = @user) as parts,
+      (select coalesce(sum(length), 0) from resumable_uploads where owner_id = @user) as resumable`,
+  reserve: 'insert into upload_reservations (id, user_id, bytes, expires_at) values (?, ?, ?, ?)',
+  uploadLive: 'select 1 from multipart_uploads where id = ?',
+  oldPart: 'select storage_key, size from multipart_parts where upload_id = ? and part_number = ?',
+  deletePart: 'delete from multipart_parts where upload_id = ? and part_number = ?',
+  insertPart:
+    'insert into multipart_parts (upload_id, part_number, storage_key, size, md5, created_at, checksum) values (@upload_id, @part_number, @storage_key, @size, @md5, @created_at, @checksum)',
+  dropReservation: 'delete from upload_reservations where id = ?',
+} as const;
+
+type Prepared = { [K in keyof typeof STATEMENTS]: SQLite.Statement };
+
+interface Held {
+  used: number;
+  count: number;
+  /** Reservations, kept parts and resumable lengths together. */
+  reserved: number;
+}
+
+export function sqliteHoldingWrites(sqlite: SQLite.Database, writer: SqliteWriter): Pick<ObjectWrites, 'reserveUpload' | 'recordPart'> {
+  // Prepared on first use: the tables exist only once migrations have run.
+  let prepared: Prepared | null = null;
+  const statements = () => (prepared ??= Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, sqlite.prepare(text)])) as Prepared);
+
+  function holding(userId: number, now: string, except = ''): Held {
+    const row = statements().holding.get({ user: userId, now, except }) as {
+      used: number | null;
+      count: number;
+      reserved: number;
+      parts: number;
+      resumable: number;
+    };
+    if (row.used === null) throw new Error(`no user ${userId}`);
+    return { used: row.used, count: row.count, reserved: row.reserved + row.parts + row.resumable };
+  }
+
+  function reserve(input: ReservationInput): ReservationRefusal | null {
+    const held = holding(input.userId, input.now);
+    if (held.count >= input.maxUploads) return 'too-many';
+    if (held.used + held.reserved + input.bytes > input.cap) return 'over-cap';
+    statements().reserve.run(input.id, input.userId, input.bytes, input.expiresAt);
+    return null;
+  }
+
+  function record(input: RecordPartInput): PartRecorded {
+    const sql = statements();
+    const { part } = input;
+    const held = holding(input.userId, input.now, input.reservationId);
+    if (sql.uploadLive.get(part.upload_id) === undefined) return { refusal: 'no-upload' };
+    const old = sql.oldPart.get(part.upload_id, part.part_number) as { storage_key: string; size: number } | undefined;
+    if (held.used + held.reserved - (old?.size ?? 0) + part.size > input.cap) return { refusal: 'over-cap' };
+    if (old) sql.deletePart.run(part.upload_id, part.part_number);
+    sql.insertPart.run(part);
+    sql.dropReservation.run(input.reservationId);
+    return { replaced: old?.storage_key ?? null };
+  }
+
+  return {
+    // A reservation need not be durable (one lost in a crash would lapse); a part's request waits for the flush before its answer.
+    reserveUpload: (input) => writer.writeNow(() => reserve(input)),
+    recordPart: (input) => writer.writeNow(() => record(input)),
+  };
+}
