@@ -54,10 +54,11 @@ export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-    // Kysely looks for its tables in every schema of the database; a schema that another
-    // session drops meanwhile fails that look-up (invalid_schema_name). Migrating is
-    // idempotent under its lock, so it is simply tried again.
-    if ((error as { code?: unknown }).code === SCHEMA_DROPPED_MEANWHILE && attempt < 10) {
+    // Kysely looks for its tables in every schema of the database, naming each column of
+    // each table; a schema, table or column that another session drops or renames meanwhile
+    // (another Pail migrating or removed in its own schema) fails that look-up. Migrating
+    // is idempotent under its lock, so it is simply tried again.
+    if (CHANGED_MEANWHILE.has(String((error as { code?: unknown }).code)) && attempt < 10) {
       await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
       continue;
     }
@@ -65,4 +66,5 @@ export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[
   }
 }
 
-const SCHEMA_DROPPED_MEANWHILE = '3F000';
+/** PostgreSQL's invalid_schema_name, undefined_table and undefined_column. */
+const CHANGED_MEANWHILE = new Set(['3F000', '42P01', '42703']);
