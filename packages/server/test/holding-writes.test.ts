@@ -72,6 +72,40 @@ describe('what a user holds against the cap: the SQLite statements and the Kysel
       .insertInto('multipart_parts')
       .values({ upload_id: 'up', part_number: 1, storage_key: 'held-1/p1', size: 150, md5: 'm', created_at: NOW, checksum: null })
       .execute();
+    // Another user's holdings, which must count for nobody else.
+    const otherId = Number(
+      (
+        await db
+          .insertInto('users')
+          .values({ email: 'o@example.com', password_hash: 'x', plan: 'free', created_at: NOW, storage_used_bytes: 300 })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+    await db.insertInto('upload_reservations').values({ id: 'others', user_id: otherId, bytes: 300, expires_at: LATER }).execute();
+    await db
+      .insertInto('multipart_uploads')
+      .values({ ...upload, owner_id: otherId, id: 'others-up', filename: 'o.bin' })
+      .execute();
+    await db
+      .insertInto('multipart_parts')
+      .values({ upload_id: 'others-up', part_number: 1, storage_key: 'held-1/o1', size: 300, md5: 'm', created_at: NOW, checksum: null })
+      .execute();
+    await db
+      .insertInto('resumable_uploads')
+      .values({
+        id: 'others-tus',
+        owner_id: otherId,
+        bucket_id: bucketId,
+        filename: 'o.bin',
+        content_type: 'application/octet-stream',
+        length: 300,
+        received: 0,
+        metadata: null,
+        created_at: NOW,
+        updated_at: NOW,
+      })
+      .execute();
     await db
       .insertInto('resumable_uploads')
       .values({
@@ -127,6 +161,8 @@ describe('what a user holds against the cap: the SQLite statements and the Kysel
   it('one upload too many is refused before the cap is looked at', async () => {
     expect(await both(reserve({ bytes: 1, maxUploads: 1 }))).toEqual({ sqlite: 'too-many', kysely: 'too-many' });
     expect(await both(reserve({ bytes: 1, maxUploads: 2 }))).toEqual({ sqlite: null, kysely: null });
+    // Over both: the count is what is answered.
+    expect(await both(reserve({ bytes: 10_000, maxUploads: 1 }))).toEqual({ sqlite: 'too-many', kysely: 'too-many' });
   });
 
   const record = (input: { uploadId?: string; partNumber?: number; size: number; cap?: number }) => (implementation: 'sqlite' | 'kysely') => {

@@ -78,8 +78,9 @@ export function sqliteHoldingWrites(sqlite: SQLite.Database, writer: SqliteWrite
   }
 
   return {
-    // A reservation need not be durable (one lost in a crash would lapse); a part's request waits for the flush before its answer.
+    // A reservation need not be durable: one lost in a crash would lapse anyway.
     reserveUpload: (input) => writer.writeNow(() => reserve(input)),
-    recordPart: (input) => writer.writeNow(() => record(input)),
+    // A part's record is on disk before it resolves, so the blob of a part it replaced can go at once.
+    recordPart: (input) => writer.write(() => record(input)),
   };
 }
