@@ -108,6 +108,7 @@ function storagePorts(config: Config, database: OpenDatabase, blobs: BlobStore, 
     caches,
     limits: { plans: config.plans, maxFileBytes: config.maxFileBytes, inlineMaxBytes: config.inlineMaxBytes, maxUploadsPerUser: config.maxUploadsPerUser },
     storageHost: `${config.publicUrl}/storage`,
+    durable: database.durable,
   };
 }
 

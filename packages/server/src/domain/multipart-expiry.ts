@@ -13,7 +13,7 @@ import type { StoragePorts } from './ports.js';
 const BATCH = 100;
 
 /** Removes every upload begun more than `maxAgeSeconds` before `now`; returns how many this call removed. */
-export async function expireMultipartUploads(ports: Pick<StoragePorts, 'db' | 'blobs'>, maxAgeSeconds: number, now = Date.now()): Promise<number> {
+export async function expireMultipartUploads(ports: Pick<StoragePorts, 'db' | 'blobs' | 'durable'>, maxAgeSeconds: number, now = Date.now()): Promise<number> {
   const cutoff = new Date(now - maxAgeSeconds * 1000).toISOString();
   let removed = 0;
   for (;;) {
@@ -23,6 +23,7 @@ export async function expireMultipartUploads(ports: Pick<StoragePorts, 'db' | 'b
       // Null: another instance's sweep, an abort or a completion ended it first, and deletes its blobs.
       if (keys === null) continue;
       removed += 1;
+      await ports.durable();
       // Best effort: a blob left behind is unreferenced now, and garbage collection removes it.
       if (keys.length > 0) await ports.blobs.delete(keys).catch(() => {});
     }

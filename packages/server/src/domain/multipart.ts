@@ -139,6 +139,7 @@ export async function abortUpload(ports: StoragePorts, bucket: BucketIdentity, u
   await requireUpload(ports, bucket, uploadId);
   const keys = await removeUpload(ports.db, uploadId);
   if (keys === null) throw noSuchUpload();
+  await ports.durable();
   // Best effort: a part blob left behind is no longer referenced, and garbage collection removes it.
   if (keys.length > 0) await ports.blobs.delete(keys).catch(() => {});
 }

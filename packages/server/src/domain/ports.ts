@@ -27,4 +27,10 @@ export interface StoragePorts {
   limits: StorageLimits;
   /** `<public_url>/storage`: the host part of every object's `url`. */
   storageHost: string;
+  /**
+   * Resolves once every change made so far is on disk. Bytes whose row a
+   * change removed are deleted only after it: a crash then leaves the row
+   * with its bytes, or neither.
+   */
+  durable: () => Promise<void>;
 }

@@ -174,16 +174,17 @@ async function finishResumableUpload(ports: StoragePorts, upload: ResumableUploa
 const withHash = (contentHash: string | undefined) => (contentHash === undefined ? {} : { contentHash });
 
 /** Ends an upload without a file (terminated, expired, refused): its row (and so its hold on the cap) and its staged bytes go. */
-export async function endResumableUpload(ports: Pick<StoragePorts, 'db' | 'blobs'>, id: string): Promise<boolean> {
+export async function endResumableUpload(ports: Pick<StoragePorts, 'db' | 'blobs' | 'durable'>, id: string): Promise<boolean> {
   hashes.forget(id);
   const removed = await removeResumableUpload(ports.db, id);
+  await ports.durable();
   // Best effort: staged bytes left behind are removed by the next expiry sweep.
   await ports.blobs.staging.remove(id).catch(() => {});
   return removed;
 }
 
 /** Removes uploads that received nothing for `maxIdleSeconds`; returns how many this call removed. */
-export async function expireResumableUploads(ports: Pick<StoragePorts, 'db' | 'blobs'>, maxIdleSeconds: number, now = Date.now()): Promise<number> {
+export async function expireResumableUploads(ports: Pick<StoragePorts, 'db' | 'blobs' | 'durable'>, maxIdleSeconds: number, now = Date.now()): Promise<number> {
   const cutoff = new Date(now - maxIdleSeconds * 1000).toISOString();
   let removed = 0;
   for (;;) {
