@@ -29,15 +29,18 @@ describe('what a user holds against the cap: the SQLite statements and the Kysel
     database = openSqlite(path.join(dir, 'pail.db'));
     await migrateToLatest(database.db, database.dialect);
     const { db } = database;
-    userId = Number(
-      (
-        await db
-          .insertInto('users')
-          .values({ email: 'h@example.com', password_hash: 'x', plan: 'free', created_at: NOW, storage_used_bytes: 100 })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id,
-    );
+    const addUser = async (email: string, stored: number) =>
+      Number(
+        (
+          await db
+            .insertInto('users')
+            .values({ email, password_hash: 'x', plan: 'free', created_at: NOW, storage_used_bytes: stored })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id,
+      );
+    userId = await addUser('h@example.com', 100);
+    const otherId = await addUser('o@example.com', 300);
     const bucketId = Number(
       (
         await db
@@ -47,6 +50,42 @@ describe('what a user holds against the cap: the SQLite statements and the Kysel
           .executeTakeFirstOrThrow()
       ).id,
     );
+    /** A multipart upload of `owner` with one kept part of `size` bytes, and a resumable upload of `length`. */
+    const addUploads = async (owner: number, id: string, size: number, length: number) => {
+      await db
+        .insertInto('multipart_uploads')
+        .values({
+          id,
+          owner_id: owner,
+          bucket_id: bucketId,
+          filename: `${id}.bin`,
+          content_type: 'application/octet-stream',
+          metadata: null,
+          created_at: NOW,
+          checksum_algorithm: null,
+          checksum_type: null,
+        })
+        .execute();
+      await db
+        .insertInto('multipart_parts')
+        .values({ upload_id: id, part_number: 1, storage_key: `held-1/${id}-1`, size, md5: 'm', created_at: NOW, checksum: null })
+        .execute();
+      await db
+        .insertInto('resumable_uploads')
+        .values({
+          id: `${id}-tus`,
+          owner_id: owner,
+          bucket_id: bucketId,
+          filename: `${id}-t.bin`,
+          content_type: 'application/octet-stream',
+          length,
+          received: 0,
+          metadata: null,
+          created_at: NOW,
+          updated_at: NOW,
+        })
+        .execute();
+    };
     // Held: 100 stored + 200 reserved + 150 in kept parts + 50 of a resumable upload = 500. The lapsed reservation does not count.
     await db
       .insertInto('upload_reservations')
@@ -55,72 +94,10 @@ describe('what a user holds against the cap: the SQLite statements and the Kysel
         { id: 'lapsed', user_id: userId, bytes: 400, expires_at: EARLIER },
       ])
       .execute();
-    const upload = {
-      owner_id: userId,
-      bucket_id: bucketId,
-      content_type: 'application/octet-stream',
-      metadata: null,
-      created_at: NOW,
-      checksum_algorithm: null,
-      checksum_type: null,
-    };
-    await db
-      .insertInto('multipart_uploads')
-      .values({ ...upload, id: 'up', filename: 'big.bin' })
-      .execute();
-    await db
-      .insertInto('multipart_parts')
-      .values({ upload_id: 'up', part_number: 1, storage_key: 'held-1/p1', size: 150, md5: 'm', created_at: NOW, checksum: null })
-      .execute();
+    await addUploads(userId, 'up', 150, 50);
     // Another user's holdings, which must count for nobody else.
-    const otherId = Number(
-      (
-        await db
-          .insertInto('users')
-          .values({ email: 'o@example.com', password_hash: 'x', plan: 'free', created_at: NOW, storage_used_bytes: 300 })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id,
-    );
     await db.insertInto('upload_reservations').values({ id: 'others', user_id: otherId, bytes: 300, expires_at: LATER }).execute();
-    await db
-      .insertInto('multipart_uploads')
-      .values({ ...upload, owner_id: otherId, id: 'others-up', filename: 'o.bin' })
-      .execute();
-    await db
-      .insertInto('multipart_parts')
-      .values({ upload_id: 'others-up', part_number: 1, storage_key: 'held-1/o1', size: 300, md5: 'm', created_at: NOW, checksum: null })
-      .execute();
-    await db
-      .insertInto('resumable_uploads')
-      .values({
-        id: 'others-tus',
-        owner_id: otherId,
-        bucket_id: bucketId,
-        filename: 'o.bin',
-        content_type: 'application/octet-stream',
-        length: 300,
-        received: 0,
-        metadata: null,
-        created_at: NOW,
-        updated_at: NOW,
-      })
-      .execute();
-    await db
-      .insertInto('resumable_uploads')
-      .values({
-        id: 'tus',
-        owner_id: userId,
-        bucket_id: bucketId,
-        filename: 't.bin',
-        content_type: 'application/octet-stream',
-        length: 50,
-        received: 0,
-        metadata: null,
-        created_at: NOW,
-        updated_at: NOW,
-      })
-      .execute();
+    await addUploads(otherId, 'others-up', 300, 300);
   });
 
   afterEach(async () => {
@@ -193,7 +170,7 @@ describe('what a user holds against the cap: the SQLite statements and the Kysel
 
   it('a part sent again replaces the earlier one, whose bytes no longer count', async () => {
     // Part 1 holds 150: replacing it with 850 makes 100 + 850 + 50 = 1000.
-    expect(await both(record({ partNumber: 1, size: 850 }))).toEqual({ sqlite: { replaced: 'held-1/p1' }, kysely: { replaced: 'held-1/p1' } });
+    expect(await both(record({ partNumber: 1, size: 850 }))).toEqual({ sqlite: { replaced: 'held-1/up-1' }, kysely: { replaced: 'held-1/up-1' } });
     expect(await both(record({ partNumber: 1, size: 851 }))).toEqual({ sqlite: { refusal: 'over-cap' }, kysely: { refusal: 'over-cap' } });
   });
 

@@ -126,7 +126,10 @@ export async function storePart(ports: StoragePorts, input: PartInput): Promise<
     const recorded = await ports.writes.recordPart({ userId: owner.id, cap, reservationId: reservation.id, now, part });
     if ('refusal' in recorded) throw recorded.refusal === 'over-cap' ? errors.storageLimit(plan, cap) : noSuchUpload();
     stored = false;
-    if (recorded.replaced) await ports.blobs.delete([recorded.replaced]).catch(() => {});
+    if (recorded.replaced) {
+      await ports.durable();
+      await ports.blobs.delete([recorded.replaced]).catch(() => {});
+    }
     return { md5, checksum };
   } finally {
     if (stored) await ports.blobs.delete([storageKey]).catch(() => {});

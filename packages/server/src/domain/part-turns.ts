@@ -74,6 +74,7 @@ async function stalled(turn: Turn, signal: AbortSignal): Promise<void> {
   const received = turn.received;
   if (received === undefined) return new Promise<void>(() => {});
   await turn.reading;
+  if (signal.aborted) return;
   return new Promise<void>((resolve) => {
     let last = received();
     let unchanged = 0;

@@ -77,10 +77,10 @@ export function sqliteHoldingWrites(sqlite: SQLite.Database, writer: SqliteWrite
     return { replaced: old?.storage_key ?? null };
   }
 
+  // Not flushed here: the request's answer waits for the flush (request-hooks.ts), and a
+  // caller that deletes bytes on the strength of one waits for it first (StoragePorts.durable).
   return {
-    // A reservation need not be durable: one lost in a crash would lapse anyway.
     reserveUpload: (input) => writer.writeNow(() => reserve(input)),
-    // A part's record is on disk before it resolves, so the blob of a part it replaced can go at once.
-    recordPart: (input) => writer.write(() => record(input)),
+    recordPart: (input) => writer.writeNow(() => record(input)),
   };
 }
