@@ -10,7 +10,7 @@ import {
   CreateMultipartUploadCommand,
   HeadObjectCommand,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
@@ -19,6 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devApi, json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { sdkClient } from './helpers/s3-client.js';
 
 let server: TestServer;
 
@@ -51,13 +52,7 @@ async function setUp(limits: { max_file_bytes?: number | null; allowed_types?: s
   const created = await dev('', { method: 'POST', body: JSON.stringify({ name, ...limits }) });
   expect(created.status).toBe(201);
   const bucket = (await json(created)).data as Bucket;
-  const s3 = new S3Client({
-    endpoint: server.s3Url!,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
-    maxAttempts: 1,
-  });
+  const s3 = sdkClient(server.s3Url!, user);
   return { user, dev, bucket, s3 };
 }
 

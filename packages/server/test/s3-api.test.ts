@@ -15,7 +15,7 @@ import {
   ListObjectsV2Command,
   PutObjectCommand,
   PutObjectTaggingCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import type { ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/client-s3';
@@ -25,6 +25,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { sdkClient, type S3Key } from './helpers/s3-client.js';
 
 const CAP_BYTES = 2 * 1024 * 1024;
 
@@ -42,20 +43,13 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-function client(credentials: { accessKeyId: string; secretAccessKey: string }): S3Client {
-  return new S3Client({
-    endpoint: s3Url,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials,
-    maxAttempts: 1,
-    // Only for the presigned PUT below: by default the presigner bakes the CRC32 of an empty body into the url
-    // (x-amz-checksum-crc32=AAAAAA==), which S3 refuses for any real body. Default checksums: s3-payloads.test.ts.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-  });
+function client(credentials: S3Key): S3Client {
+  // Only for the presigned PUT below: by default the presigner bakes the CRC32 of an empty body into the url
+  // (x-amz-checksum-crc32=AAAAAA==), which S3 refuses for any real body. Default checksums: s3-payloads.test.ts.
+  return sdkClient(s3Url, credentials, { requestChecksumCalculation: 'WHEN_REQUIRED' });
 }
 
-const s3Of = (user: TestUser) => client({ accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey });
+const s3Of = (user: TestUser) => client(user);
 
 /** The S3 error a command fails with (its code and status), or a test failure when it succeeds. */
 async function s3Error(promise: Promise<unknown>): Promise<{ name: string; status: number | undefined; message: string }> {
@@ -384,12 +378,7 @@ describe('rate limit', () => {
     const limited = await startTestServer({ s3: true, env: { PLAN_FREE_RATE_LIMIT: '2' } });
     try {
       const user = await signUp(limited.url);
-      const s3 = new S3Client({
-        endpoint: limited.s3Url ?? '',
-        region: 'us-east-1',
-        forcePathStyle: true,
-        credentials: { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
-      });
+      const s3 = sdkClient(limited.s3Url ?? '', user);
       const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'missing', Key: 'a.txt' }), { expiresIn: 60 });
       expect((await fetch(url)).status).toBe(404);
       expect((await fetch(url)).status).toBe(404);

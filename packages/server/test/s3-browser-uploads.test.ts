@@ -12,7 +12,7 @@ import {
   HeadObjectCommand,
   PutBucketCorsCommand,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { createPresignedPost, type PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
@@ -26,6 +26,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { freePort, startTestServer, type TestServer } from './helpers/server.js';
+import { sdkClient } from './helpers/s3-client.js';
 
 let server: TestServer;
 let s3Url: string;
@@ -37,13 +38,7 @@ beforeAll(async () => {
   if (server.s3Url === null) throw new Error('the S3 listener did not start');
   s3Url = server.s3Url;
   alice = await signUp(server.url);
-  s3 = new S3Client({
-    endpoint: s3Url,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: alice.accessKeyId, secretAccessKey: alice.secretAccessKey },
-    maxAttempts: 1,
-  });
+  s3 = sdkClient(s3Url, alice);
 });
 afterAll(() => server.close());
 

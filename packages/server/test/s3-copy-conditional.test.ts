@@ -10,13 +10,14 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { sdkClient, type S3Key } from './helpers/s3-client.js';
 
 const CAP_BYTES = 2 * 1024 * 1024;
 
@@ -34,14 +35,7 @@ beforeEach(async () => {
 });
 afterAll(() => server.close());
 
-const s3Of = (user: TestUser, credentials?: { accessKeyId: string; secretAccessKey: string }) =>
-  new S3Client({
-    endpoint: server.s3Url!,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: credentials ?? { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
-    maxAttempts: 1,
-  });
+const s3Of = (user: TestUser, credentials?: S3Key) => sdkClient(server.s3Url!, credentials ?? user);
 
 async function s3Error(promise: Promise<unknown>): Promise<{ name: string; status: number | undefined; message: string }> {
   try {

@@ -3,7 +3,7 @@
  * API: a server SIGKILLed while PutObject bodies are half sent keeps what it
  * acknowledged whole, stores nothing of the cut uploads, and counts right.
  */
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
 import { freePort } from './helpers/server.js';
+import { sdkClient } from './helpers/s3-client.js';
 
 let dataDir: string;
 beforeAll(async () => {
@@ -22,15 +23,8 @@ beforeAll(async () => {
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
 function s3Client(endpoint: string, user: TestUser): S3Client {
-  return new S3Client({
-    endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    maxAttempts: 1,
-    credentials: { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
-    // The presigned PUTs below carry no body checksum (the presigner would sign the CRC32 of an empty body).
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-  });
+  // The presigned PUTs below carry no body checksum (the presigner would sign the CRC32 of an empty body).
+  return sdkClient(endpoint, user, { requestChecksumCalculation: 'WHEN_REQUIRED' });
 }
 
 /** Sends `bytes` of a declared `total` to a presigned PUT url, then leaves the request hanging. */

@@ -12,7 +12,7 @@ import {
   HeadObjectCommand,
   ListPartsCommand,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
   UploadPartCommand,
   UploadPartCopyCommand,
@@ -25,6 +25,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { sdkClient } from './helpers/s3-client.js';
 
 const MiB = 1024 * 1024;
 
@@ -40,14 +41,7 @@ afterAll(async () => {
 /** A fresh user's client (the SDK's defaults, or checksums only when an operation requires them) and a bucket of theirs. */
 async function setUp(checksums: 'WHEN_SUPPORTED' | 'WHEN_REQUIRED' = 'WHEN_SUPPORTED'): Promise<{ s3: S3Client; bucket: string }> {
   const user = await signUp(server.url);
-  const s3 = new S3Client({
-    endpoint: server.s3Url!,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
-    maxAttempts: 1,
-    requestChecksumCalculation: checksums,
-  });
+  const s3 = sdkClient(server.s3Url!, user, { requestChecksumCalculation: checksums });
   const bucket = `mpc-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   return { s3, bucket };

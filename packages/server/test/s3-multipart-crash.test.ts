@@ -15,7 +15,7 @@ import {
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   ListPartsCommand,
-  S3Client,
+  type S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -29,6 +29,7 @@ import { collectGarbage } from '../src/domain/garbage-collection.js';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
 import { freePort, startTestServer } from './helpers/server.js';
+import { sdkClient } from './helpers/s3-client.js';
 
 const MiB = 1024 * 1024;
 const BUCKET = 'crash';
@@ -39,15 +40,8 @@ afterEach(async () => {
 });
 
 function s3Client(endpoint: string, user: TestUser): S3Client {
-  return new S3Client({
-    endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    maxAttempts: 1,
-    credentials: { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
-    // The presigned part below carries no body checksum (the presigner would sign the CRC32 of an empty body).
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-  });
+  // The presigned part below carries no body checksum (the presigner would sign the CRC32 of an empty body).
+  return sdkClient(endpoint, user, { requestChecksumCalculation: 'WHEN_REQUIRED' });
 }
 
 /** A server process on its own DATA_DIR and S3 port, restartable on the same data. */

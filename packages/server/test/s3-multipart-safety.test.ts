@@ -16,7 +16,7 @@ import {
   ListPartsCommand,
   AbortMultipartUploadCommand,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
@@ -27,6 +27,7 @@ import { expireMultipartUploads } from '../src/domain/multipart-expiry.js';
 import type { StoragePorts } from '../src/domain/ports.js';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { sdkClient } from './helpers/s3-client.js';
 
 const MiB = 1024 * 1024;
 
@@ -45,13 +46,7 @@ afterAll(async () => {
 });
 
 function s3Of(on: TestServer, user: TestUser): S3Client {
-  return new S3Client({
-    endpoint: on.s3Url!,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
-    maxAttempts: 1,
-  });
+  return sdkClient(on.s3Url!, user);
 }
 
 async function setUp(on: TestServer): Promise<{ user: TestUser; s3: S3Client; bucket: string }> {

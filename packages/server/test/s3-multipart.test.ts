@@ -14,7 +14,7 @@ import {
   ListObjectsV2Command,
   ListPartsCommand,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
@@ -24,6 +24,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { sdkClient } from './helpers/s3-client.js';
 
 const MiB = 1024 * 1024;
 const CAPPED_BYTES = 12 * MiB;
@@ -42,13 +43,7 @@ afterAll(async () => {
 });
 
 function s3Of(on: TestServer, user: TestUser): S3Client {
-  return new S3Client({
-    endpoint: on.s3Url!,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
-    maxAttempts: 1,
-  });
+  return sdkClient(on.s3Url!, user);
 }
 
 /** A fresh user with a bucket of their own on `on`. */

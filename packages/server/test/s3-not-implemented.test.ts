@@ -16,7 +16,7 @@ import {
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
@@ -26,6 +26,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { sdkClient } from './helpers/s3-client.js';
 
 let server: TestServer;
 let alice: TestUser;
@@ -40,15 +41,11 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function clientOf(accessKeyId: string, secretAccessKey: string): S3Client {
-  return new S3Client({
-    endpoint: server.s3Url!,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId, secretAccessKey },
-    maxAttempts: 1,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  return sdkClient(
+    server.s3Url!,
+    { accessKeyId, secretAccessKey },
+    { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' },
+  );
 }
 
 async function s3Error(promise: Promise<unknown>): Promise<{ name: string; status: number | undefined }> {

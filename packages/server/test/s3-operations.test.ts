@@ -21,7 +21,7 @@ import {
   PutObjectAclCommand,
   PutObjectCommand,
   PutObjectTaggingCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -31,6 +31,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { sdkClient } from './helpers/s3-client.js';
 
 const DOMAIN = 's3.localtest';
 
@@ -47,15 +48,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function s3Of(user: TestUser): S3Client {
-  return new S3Client({
-    endpoint: s3Url,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
-    maxAttempts: 1,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  return sdkClient(s3Url, user, { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
 }
 
 async function s3Error(promise: Promise<unknown>): Promise<{ name: string; status: number | undefined; message: string }> {

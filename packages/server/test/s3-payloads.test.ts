@@ -11,7 +11,7 @@ import {
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -23,6 +23,7 @@ import { AwsChunkedDecoder } from '../src/s3/aws-chunked.js';
 import { S3Error } from '../src/s3/errors.js';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { sdkClient } from './helpers/s3-client.js';
 
 let server: TestServer;
 let s3Url: string;
@@ -36,13 +37,7 @@ beforeAll(async () => {
   s3Url = server.s3Url;
   alice = await signUp(server.url);
   // Default settings: the SDK's flexible checksums are on (aws-chunked streams, trailing and header CRC32).
-  s3 = new S3Client({
-    endpoint: s3Url,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: alice.accessKeyId, secretAccessKey: alice.secretAccessKey },
-    maxAttempts: 1,
-  });
+  s3 = sdkClient(s3Url, alice);
   bucket = `payloads-${Date.now().toString(36)}`;
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
 });

@@ -11,7 +11,7 @@ import {
   ListBucketsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -19,6 +19,7 @@ import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { sdkClient } from './helpers/s3-client.js';
 
 const MAX_FILE_BYTES = 100_000;
 
@@ -29,7 +30,7 @@ let s3: S3Client;
 let bucket: string;
 
 function clientFor(accessKeyId: string, secretAccessKey: string): S3Client {
-  return new S3Client({ endpoint: s3Url, region: 'eu-west-3', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey }, maxAttempts: 1 });
+  return sdkClient(s3Url, { accessKeyId, secretAccessKey }, { region: 'eu-west-3' });
 }
 
 beforeAll(async () => {

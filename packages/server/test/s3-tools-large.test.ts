@@ -10,7 +10,7 @@
  * and are removed in afterAll. Embedded project only (vitest.config.ts): the
  * bytes are what is tested, not the backends, and it spawns a server process.
  */
-import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
@@ -24,6 +24,7 @@ import { signUp, type TestUser } from './helpers/client.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
 import { freePort, startTestServer, type TestServer } from './helpers/server.js';
 import { AWS, missing, ok, PYTHON_BOTO3, RCLONE, required, run as runTool, S3CMD, type Result } from './helpers/s3-tools.js';
+import { sdkClient } from './helpers/s3-client.js';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -97,15 +98,7 @@ async function home(name: string): Promise<string> {
 
 /** An SDK client on a server's S3 port, for looking at what the tools made. */
 function sdk(url: string, user: TestUser, checksums: 'WHEN_REQUIRED' | 'WHEN_SUPPORTED' = 'WHEN_REQUIRED'): S3Client {
-  return new S3Client({
-    endpoint: url,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
-    maxAttempts: 1,
-    requestChecksumCalculation: checksums,
-    responseChecksumValidation: checksums,
-  });
+  return sdkClient(url, user, { requestChecksumCalculation: checksums, responseChecksumValidation: checksums });
 }
 
 // ---------------------------------------------------------------- rclone

@@ -11,7 +11,7 @@ import {
   GetObjectCommand,
   ListPartsCommand,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
   UploadPartCommand,
   UploadPartCopyCommand,
@@ -25,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { AWS, missing, ok, required, run } from './helpers/s3-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { sdkClient, type S3Key } from './helpers/s3-client.js';
 
 const MiB = 1024 * 1024;
 const CAPPED_BYTES = 10 * MiB;
@@ -42,14 +43,7 @@ afterAll(async () => {
   await Promise.all([server?.close(), capped?.close()]);
 });
 
-const s3Of = (on: TestServer, user: TestUser, credentials?: { accessKeyId: string; secretAccessKey: string }) =>
-  new S3Client({
-    endpoint: on.s3Url!,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: credentials ?? { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
-    maxAttempts: 1,
-  });
+const s3Of = (on: TestServer, user: TestUser, credentials?: S3Key) => sdkClient(on.s3Url!, credentials ?? user);
 
 const bucketName = () => `upc-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
 

@@ -15,7 +15,7 @@ import {
   ListObjectsV2Command,
   ListPartsCommand,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
@@ -25,6 +25,7 @@ import { backendKind, scaledBackendEnv, type BackendEnv } from '../helpers/backe
 import { json, signUp, type TestUser } from '../helpers/client.js';
 import { freePort } from '../helpers/server.js';
 import { spawnServer, type ServerProcess } from './instances.js';
+import { sdkClient } from '../helpers/s3-client.js';
 
 interface Instance {
   server: ServerProcess;
@@ -69,16 +70,8 @@ afterAll(async () => {
 });
 
 function s3(instance: Instance, credentials: { accessKeyId: string; secretAccessKey: string }): S3Client {
-  return new S3Client({
-    endpoint: instance.s3Url,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials,
-    maxAttempts: 1,
-    // As in s3-api.test.ts: no default aws-chunked checksum uploads (payload modes are tested there).
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  // As in s3-api.test.ts: no default aws-chunked checksum uploads (payload modes are tested there).
+  return sdkClient(instance.s3Url, credentials, { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
 }
 
 const credentialsOf = (user: TestUser) => ({ accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey });
