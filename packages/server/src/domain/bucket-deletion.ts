@@ -24,7 +24,7 @@ export async function deleteBucket(ports: StoragePorts, ownerId: number, rawId: 
 }
 
 /** Removes every object of a soft-deleted bucket: bytes in the store first, then the rows. */
-async function purgeBucket(ports: Pick<StoragePorts, 'db' | 'writes' | 'blobs' | 'caches'>, bucketId: number): Promise<void> {
+async function purgeBucket(ports: Pick<StoragePorts, 'db' | 'writes' | 'blobs' | 'caches' | 'durable'>, bucketId: number): Promise<void> {
   for (;;) {
     const batch = await versionsToPurge(ports.db, bucketId, PURGE_BATCH);
     if (batch.length === 0) return;
@@ -34,7 +34,7 @@ async function purgeBucket(ports: Pick<StoragePorts, 'db' | 'writes' | 'blobs' |
 }
 
 /** Finishes the deletions an instance did not; returns how many buckets it purged. */
-export async function resumePurges(ports: Pick<StoragePorts, 'db' | 'writes' | 'blobs' | 'caches'>): Promise<number> {
+export async function resumePurges(ports: Pick<StoragePorts, 'db' | 'writes' | 'blobs' | 'caches' | 'durable'>): Promise<number> {
   const pending = await bucketsToPurge(ports.db);
   for (const bucketId of pending) await purgeBucket(ports, bucketId);
   return pending.length;

@@ -20,7 +20,7 @@ export interface GcReport {
 }
 
 export async function collectGarbage(
-  ports: Pick<StoragePorts, 'db' | 'writes' | 'blobs' | 'caches'>,
+  ports: Pick<StoragePorts, 'db' | 'writes' | 'blobs' | 'caches' | 'durable'>,
   graceSeconds: number,
   now = Date.now(),
 ): Promise<GcReport> {

@@ -8,6 +8,7 @@
  * garbage collection removes.
  */
 import { removeUpload, uploadsBegunBefore } from '../db/repositories/multipart.js';
+import { dropBlobs } from './object-bytes.js';
 import type { StoragePorts } from './ports.js';
 
 const BATCH = 100;
@@ -23,9 +24,7 @@ export async function expireMultipartUploads(ports: Pick<StoragePorts, 'db' | 'b
       // Null: another instance's sweep, an abort or a completion ended it first, and deletes its blobs.
       if (keys === null) continue;
       removed += 1;
-      await ports.durable();
-      // Best effort: a blob left behind is unreferenced now, and garbage collection removes it.
-      if (keys.length > 0) await ports.blobs.delete(keys).catch(() => {});
+      await dropBlobs(ports, keys);
     }
     if (ids.length < BATCH) return removed;
   }

@@ -11,6 +11,7 @@ import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { bucketRules, checkDeclaredType } from './bucket-rules.js';
 import { errors } from './errors.js';
 import { MultipartRefused, noSuchUpload } from './multipart-refusals.js';
+import { dropBlobs } from './object-bytes.js';
 import { readingTurn } from './part-turns.js';
 import type { StoragePorts } from './ports.js';
 import { UploadReservation } from './upload-reservations.js';
@@ -126,10 +127,7 @@ export async function storePart(ports: StoragePorts, input: PartInput): Promise<
     const recorded = await ports.writes.recordPart({ userId: owner.id, cap, reservationId: reservation.id, now, part });
     if ('refusal' in recorded) throw recorded.refusal === 'over-cap' ? errors.storageLimit(plan, cap) : noSuchUpload();
     stored = false;
-    if (recorded.replaced) {
-      await ports.durable();
-      await ports.blobs.delete([recorded.replaced]).catch(() => {});
-    }
+    if (recorded.replaced) await dropBlobs(ports, [recorded.replaced]);
     return { md5, checksum };
   } finally {
     if (stored) await ports.blobs.delete([storageKey]).catch(() => {});
@@ -142,7 +140,5 @@ export async function abortUpload(ports: StoragePorts, bucket: BucketIdentity, u
   await requireUpload(ports, bucket, uploadId);
   const keys = await removeUpload(ports.db, uploadId);
   if (keys === null) throw noSuchUpload();
-  await ports.durable();
-  // Best effort: a part blob left behind is no longer referenced, and garbage collection removes it.
-  if (keys.length > 0) await ports.blobs.delete(keys).catch(() => {});
+  await dropBlobs(ports, keys);
 }

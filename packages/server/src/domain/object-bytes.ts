@@ -36,17 +36,34 @@ export async function objectBody(ports: BytePorts, object: ObjectRow, range: Byt
   return ports.blobs.get(object.storage_key, range ?? undefined);
 }
 
+type RemovalPorts = Pick<StoragePorts, 'blobs' | 'durable'>;
+
 /**
  * Forgets replaced or deleted versions' bytes: from memory, and from the blob
- * store (inline bytes left with the transaction that retired them). After an
- * upload or a delete this is best effort, as garbage collection finds what a
- * crash or a store outage leaves; a bucket's purge (`strict`) must not go on
- * to remove rows whose blobs are still there.
+ * store (inline bytes left with the transaction that retired them), as
+ * dropBlobs does. After an upload or a delete this is best effort, as garbage
+ * collection finds what a crash or a store outage leaves; a bucket's purge
+ * (`strict`) must not go on to remove rows whose blobs are still there.
  */
-export async function retireVersions(ports: BytePorts, versions: StoredVersion[], options: { strict?: boolean } = {}): Promise<void> {
+export async function retireVersions(
+  ports: RemovalPorts & Pick<StoragePorts, 'caches'>,
+  versions: StoredVersion[],
+  options: { strict?: boolean } = {},
+): Promise<void> {
   ports.caches.bytes.delete(versions.map((version) => version.storage_key));
   const inStore = versions.filter((version) => !version.inline).map((version) => version.storage_key);
-  if (inStore.length === 0) return;
-  const removal = ports.blobs.delete(inStore);
+  await dropBlobs(ports, inStore, options);
+}
+
+/**
+ * Deletes blobs whose rows a change has just removed, once that change is on
+ * disk (StoragePorts.durable; nothing to wait for when it already is): a power
+ * cut then leaves a row with its bytes, or neither. Best effort unless
+ * `strict`: a blob left behind is unreferenced, and garbage collection removes it.
+ */
+export async function dropBlobs(ports: RemovalPorts, keys: string[], options: { strict?: boolean } = {}): Promise<void> {
+  if (keys.length === 0) return;
+  await ports.durable();
+  const removal = ports.blobs.delete(keys);
   await (options.strict ? removal : removal.catch(() => {}));
 }

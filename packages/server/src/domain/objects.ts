@@ -174,7 +174,6 @@ export async function deleteObject(ports: StoragePorts, bucket: BucketRow, filen
     throw error;
   }
   await ports.caches.changed('objects');
-  await ports.durable();
   await retireVersions(ports, [removed]);
 }
 

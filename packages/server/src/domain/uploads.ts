@@ -20,7 +20,7 @@ import type { BucketIdentity } from './buckets.js';
 import { bucketRules, checkDeclaredType, checkedType, TYPE_SNIFF_BYTES } from './bucket-rules.js';
 import { errors } from './errors.js';
 import { noSuchUpload } from './multipart-refusals.js';
-import { retireVersions } from './object-bytes.js';
+import { dropBlobs, retireVersions } from './object-bytes.js';
 import type { StoragePorts } from './ports.js';
 import { UploadReservation } from './upload-reservations.js';
 import { planOf } from './users.js';
@@ -143,8 +143,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
     });
     await ports.caches.changed('objects');
     if (replaced) await retireVersions(ports, [replaced]);
-    // Best effort: a part blob left behind is unreferenced now, and garbage collection removes it.
-    if (endedParts.length > 0) await ports.blobs.delete(endedParts).catch(() => {});
+    await dropBlobs(ports, endedParts);
     return { filename, size: stored.size, updated: replaced !== null };
   } finally {
     await reservation?.release();
@@ -228,8 +227,7 @@ export async function commitStoredBlob(
   });
   await ports.caches.changed('objects');
   if (replaced) await retireVersions(ports, [replaced]);
-  // Best effort: a part blob left behind is unreferenced now, and garbage collection removes it.
-  if (endedParts.length > 0) await ports.blobs.delete(endedParts).catch(() => {});
+  await dropBlobs(ports, endedParts);
   return { filename, size: input.size, updated: replaced !== null };
 }
 
