@@ -72,14 +72,19 @@ export class SqliteWriter {
    * which would lapse). Like a group, never inside a transaction Kysely has open.
    */
   async writeNow<T>(work: (sqlite: SQLite.Database) => T): Promise<T> {
-    while (this.sqlite.inTransaction) await new Promise((resolve) => setImmediate(resolve));
+    await this.outsideKyselyTransactions();
     return this.inImmediateTransaction(work) as T;
+  }
+
+  /** better-sqlite3 has one connection: a Kysely transaction open on it (awaiting between statements) must end first. */
+  private async outsideKyselyTransactions(): Promise<void> {
+    while (this.sqlite.inTransaction) await new Promise((resolve) => setImmediate(resolve));
   }
 
   private async commitGroup(group: Write[]): Promise<Outcome<unknown>[]> {
     // A long log: let a checkpoint copy all of it first, so this commit starts it again.
     if (this.checkpointer?.logTooLong) await this.checkpointer.catchUp();
-    while (this.sqlite.inTransaction) await new Promise((resolve) => setImmediate(resolve));
+    await this.outsideKyselyTransactions();
     const outcomes = this.runGroup(group);
     // If the flush fails, nothing of the group is known to be durable: every write fails.
     await this.wal.sync();
