@@ -27,6 +27,8 @@ function stalled(localAddress: string, head = 'GET /healthz HTTP/1.1\r\nHost: pa
     const socket = connect({ host: '127.0.0.1', port: toPort, localAddress }, () => {
       socket.write(head);
       resolve({ socket, closed });
+      // Read what the server may answer (a 408 for late headers), as a real client does: a socket whose bytes sit unread never sees the server's close.
+      socket.resume();
     });
     const closed = new Promise<number>((done) => socket.once('close', () => done(Date.now())));
     socket.on('error', () => {});
