@@ -12,7 +12,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import { defaultDashboardDir, installDashboard } from './http/dashboard.js';
-import { answerError, installErrorHandlers } from './http/error-handler.js';
+import { answerClientError, answerError, installErrorHandlers } from './http/error-handler.js';
 import { backgroundWork } from './http/plugins/background-work.js';
 import { connectionLimits } from './http/plugins/connections.js';
 import { metrics } from './http/plugins/metrics.js';
@@ -46,6 +46,8 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     // Body schemas carry their own messages (errorMessage, in @pail/shared); a wrong type is refused, never coerced.
     // The router's own refusals (a path that is not valid percent-encoding) answer like every other error.
     frameworkErrors: (error, request, reply) => void answerError(error, request, reply),
+    // A request that never reached a route (late, too large or malformed headers) gets the same {error, code}.
+    clientErrorHandler: answerClientError,
     ajv: { customOptions: { allErrors: true, coerceTypes: false }, plugins: [(ajv) => ajvErrorsModule.default(ajv)] },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -17,9 +17,13 @@ export const ERROR_STATUS = {
   StorageLimitExceeded: 409,
   /** A resumable upload's request at another offset than the upload's (tus: 409). */
   OffsetMismatch: 409,
+  /** A request whose headers did not all arrive within HEADERS_TIMEOUT_SECONDS. */
+  RequestTimeout: 408,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   RangeNotSatisfiable: 416,
+  /** A request whose headers are larger than the server takes (16 KiB, Node's limit). */
+  HeadersTooLarge: 431,
   RateLimited: 429,
   InternalError: 500,
   ServiceUnavailable: 503,

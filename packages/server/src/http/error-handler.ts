@@ -4,8 +4,10 @@
  * that says nothing internal, is logged, and carries the request id.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { isStoreUnreachable } from '../db/unavailable.js';
 import { AppError, errors } from '../domain/errors.js';
+import { clientErrorHandler } from './client-errors.js';
 
 const SMALL_BODY_BYTES = 64 * 1024;
 
@@ -83,3 +85,10 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
   request.log.error({ err: error }, 'unhandled error');
   return reply.code(500).send({ error: 'Internal server error', code: 'InternalError' });
 }
+
+/** The same `{error, code}` for a request that never reached a route: late, too large or malformed headers (client-errors.ts). */
+export const answerClientError = clientErrorHandler((refusal) => ({
+  status: refusal.status,
+  headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': randomUUID() },
+  body: JSON.stringify({ error: refusal.message, code: refusal.code }),
+}));

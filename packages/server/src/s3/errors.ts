@@ -66,6 +66,9 @@ const FROM_DOMAIN: Record<ErrorCode, { code: string; status: number }> = {
   // S3 has no storage cap of its own; 403 QuotaExceeded is what Ceph RGW answers, and clients do not retry a 4xx.
   StorageLimitExceeded: { code: 'QuotaExceeded', status: 403 },
   OffsetMismatch: { code: 'InvalidRequest', status: 409 },
+  // S3 answers both with a 400; SDKs retry RequestTimeout as a transient error.
+  RequestTimeout: { code: 'RequestTimeout', status: 400 },
+  HeadersTooLarge: { code: 'RequestHeaderSectionTooLarge', status: 400 },
   PayloadTooLarge: { code: 'EntityTooLarge', status: 400 },
   UnsupportedMediaType: { code: 'InvalidArgument', status: 400 },
   RangeNotSatisfiable: { code: 'InvalidRange', status: 416 },

@@ -11,6 +11,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { isStoreUnreachable } from '../db/unavailable.js';
+import { clientErrorHandler, type RawAnswer } from '../http/client-errors.js';
 import { connectionLimits } from '../http/plugins/connections.js';
 import { requestHooks } from '../http/plugins/request-hooks.js';
 import { AppError } from '../domain/errors.js';
@@ -76,6 +77,7 @@ export async function buildS3Listener(ctx: AppContext, config: Config, options: 
     http: { headersTimeout: config.headersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
     logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors: (error, request, reply) => void sendError(request, reply, error),
+    clientErrorHandler: clientErrorHandler(s3ClientError),
   });
   // Bodies stay unread: an upload streams to the domain, a bucket operation reads its own small body.
   // The same guard against slow and greedy clients as the Pail API's listener (idle sweep, per-address cap, counted per listener).
@@ -129,6 +131,17 @@ function s3ErrorOf(request: FastifyRequest, error: unknown): S3Error {
 /** S3's error body: <Error> with Code, Message, Resource and RequestId, and no namespace. HEAD answers carry none. */
 /** Bodies up to this size are read to their end after a refusal, so the connection lives on; larger ones close it. */
 const DRAINED_BODY_BYTES = 64 * 1024;
+
+/** S3's XML for a request that never reached the route: late, too large or malformed headers (http/client-errors.ts). */
+function s3ClientError(refusal: AppError): RawAnswer {
+  const { code, status, message } = fromAppError(refusal);
+  const id = randomUUID();
+  return {
+    status,
+    headers: { 'content-type': 'application/xml', 'x-amz-request-id': id },
+    body: xmlDocument('Error', { Code: code, Message: message, RequestId: id }, false),
+  };
+}
 
 function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
   // A body refused midway (cap, checksum, condition) is no longer read by anyone: without this the

@@ -1,0 +1,49 @@
+/**
+ * Answers for a request that never became one: headers that arrived too late
+ * (HEADERS_TIMEOUT_SECONDS), headers too large, or bytes that are not HTTP.
+ * Node hands these to the server's clientError handler before any route or
+ * error handler could see them, and Fastify's own answer is a JSON shape of
+ * its own, on the S3 listener too. Here they are the same refusals as any
+ * other (AppError), and each listener renders them in its wire format.
+ */
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { errors, type AppError } from '../domain/errors.js';
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * A Fastify `clientErrorHandler`: writes `render`'s answer to the refusal and
+ * closes the connection. A response still owed for an earlier, whole request
+ * on the same connection (pipelined) is sent first; one already begun for the
+ * broken request itself is not cut into: the connection just closes.
+ */
+export function clientErrorHandler(render: (refusal: AppError) => RawAnswer): (error: NodeJS.ErrnoException, socket: Socket) => void {
+  return (error, socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const refuse = (answer: boolean) => {
+      if (answer && socket.writable) socket.write(rawResponse(render(refusalOf(error))));
+      socket.destroy();
+    };
+    const owed = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (!owed || owed.writableFinished) refuse(true);
+    else if (owed.req.complete) owed.once('close', () => refuse(true));
+    else refuse(!owed.headersSent);
+  };
+}
+
+function refusalOf(error: NodeJS.ErrnoException): AppError {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return errors.headersLate();
+  if (error.code === 'HPE_HEADER_OVERFLOW') return errors.headersTooLarge();
+  return errors.validation('Malformed HTTP request');
+}
+
+function rawResponse({ status, headers, body }: RawAnswer): string {
+  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, 'connection: close', `content-length: ${Buffer.byteLength(body)}`];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+}
