@@ -103,7 +103,7 @@ async function main() {
     for (const side of SIDES) {
       const b = builds[side];
       log(`starting ${side}: ${b.main}${b.git ? ` (commit ${b.git.commit}${b.git.dirty ? ' + uncommitted changes' : ''})` : ''}`);
-      const server = await start({ label: side, env: RAISED_LIMITS, main: b.main });
+      const server = await start({ label: side, env: RAISED_LIMITS, main: b.main, s3: true });
       targets[side] = { pail: await setupPail(server, cfg, log, { withBig: false }), pg: null };
     }
     if (flag('--no-pg')) results.skipped.pg = '--no-pg';
@@ -261,6 +261,13 @@ function compareRows(results) {
   for (const w of ['W1', 'W2', 'W3', 'W4']) {
     add(w, WHAT[w], 'req/s', 'higher', 0, runs[`${w}/pail`], (r) => r.rps);
     add(w, 'server CPU per answer', 'µs', 'lower', 1, runs[`${w}/pail`], cpu);
+  }
+  for (const [variant, what] of [
+    ['signed', 'GET 4 KiB, private, through a signed url, 64 conn'],
+    ['s3', 'GET 4 KiB, private, presigned S3 GetObject, 64 conn'],
+  ]) {
+    add(`W2 ${variant}`, what, 'req/s', 'higher', 0, runs[`W2/${variant}`], (r) => r.rps);
+    add(`W2 ${variant}`, 'server CPU per answer', 'µs', 'lower', 1, runs[`W2/${variant}`], cpu);
   }
   const size = results.settings.streamBytes;
   const sizeLabel = size >= 1024 ** 3 ? `${size / 1024 ** 3} GiB` : `${size / 1024 ** 2} MiB`;

@@ -4,9 +4,10 @@
  * (server core), drives the workload with autocannon (load core), stops the
  * server and prints the functions and the modules with the most self time.
  *
- *   node bench/profile.mjs [W1|W2|W3|W4|W7] [--signed] [--pg] [--limits] [--duration S] [--top N] [--no-build]
+ *   node bench/profile.mjs [W1|W2|W3|W4|W7] [--signed | --s3] [--pg] [--limits] [--duration S] [--top N] [--no-build]
  *
  * --signed: W2 through a signed url instead of with the key.
+ * --s3: W2 through the S3 API, a presigned GetObject.
  *
  * --pg: Pail on PostgreSQL + Redis (a fresh schema and key prefix, as in run.mjs).
  * --limits: the default plan limits instead of raised ones, so after the first
@@ -18,7 +19,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { makeBucket, makeUser, postgresAndRedis, putFile, RAISED_LIMITS, REPO_DIR, runLoad, seedFiles, startServer, tempDir } from './lib.mjs';
-import { FILE_4K, FILE_NAME } from './workloads.mjs';
+import { FILE_4K, FILE_NAME, presignedGetOf } from './workloads.mjs';
 
 const argv = process.argv.slice(2);
 const opt = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
@@ -41,6 +42,7 @@ const server = await startServer('pail', {
   label: 'profile',
   env: { ...(argv.includes('--limits') ? {} : RAISED_LIMITS), ...backend.env },
   nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+  s3: argv.includes('--s3'),
 });
 let result;
 try {
@@ -56,6 +58,8 @@ try {
   else if (workload === 'W2' && argv.includes('--signed')) {
     const signed = await fetch(`${file(priv)}/signed-url`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{}' });
     spec = { url: (await signed.json()).data.url, method: 'GET', connections: 64 };
+  } else if (workload === 'W2' && argv.includes('--s3')) {
+    spec = { url: await presignedGetOf(server.s3Base, user, 'profile-private'), method: 'GET', connections: 64 };
   } else if (workload === 'W2') spec = { url: file(priv), method: 'GET', headers: key, connections: 64 };
   else if (workload === 'W3') spec = { url: file(priv), method: 'HEAD', headers: key, connections: 64 };
   else if (workload === 'W4')

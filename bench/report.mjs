@@ -144,6 +144,23 @@ export function buildRows(results) {
     });
   }
 
+  if (runs['W2/s3']) {
+    const s3 = rps('W2/s3');
+    const keyed = rps('W2/pail');
+    const ratio = ratioOf(s3, keyed);
+    rows.push({
+      section: 'The S3 API vs the Pail API (s3/keyed)',
+      workload: 'W2',
+      what: 'GET 4 KiB, private, presigned GetObject, 64 conn',
+      unit: 'req/s',
+      pail: s3,
+      reference: keyed,
+      ratio,
+      target: '–',
+      pass: null,
+    });
+  }
+
   const bigN = results.settings?.bigFiles ?? 100_000;
   const scale = `Scaling: bucket holding ${bigN.toLocaleString('en-US')} files vs an empty one (big/empty)`;
   for (const w of ['W2', 'W4']) {

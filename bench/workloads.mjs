@@ -13,6 +13,8 @@
  *   limits    Pail with the real per-plan limits (free plan: 100 API requests/min,
  *             600 anonymous downloads/min per IP): most answers are 429
  */
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -64,7 +66,15 @@ export async function setupPail(server, cfg, log, { withLists = true, withBig = 
   const priv = await makeBucket(server.base, user.key, 'bench-private', 'private');
   await putFile(server.base, user.key, pub, FILE_NAME, FILE_4K);
   await putFile(server.base, user.key, priv, FILE_NAME, FILE_4K);
-  const target = { server, key: user.key, pub, priv, w4Buckets: new Map(), signedUrl: await signedUrlOf(server.base, user.key, priv) };
+  const target = {
+    server,
+    key: user.key,
+    pub,
+    priv,
+    w4Buckets: new Map(),
+    signedUrl: await signedUrlOf(server.base, user.key, priv),
+    s3Url: server.s3Base ? await presignedGetOf(server.s3Base, user, 'bench-private') : null,
+  };
   if (!withLists) return target;
 
   let started = Date.now();
@@ -97,6 +107,17 @@ async function signedUrlOf(base, key, bucket) {
   });
   if (response.status !== 201) return null;
   return (await response.json()).data.url;
+}
+
+/** The 4 KiB file through the S3 API: a presigned GetObject (7 days) of the private bucket, so autocannon can repeat it. */
+export async function presignedGetOf(s3Base, user, bucketName) {
+  const client = new S3Client({
+    endpoint: s3Base,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
+  });
+  return getSignedUrl(client, new GetObjectCommand({ Bucket: bucketName, Key: FILE_NAME }), { expiresIn: 604800 });
 }
 
 /** The baseline's files: the 4 KiB file and a 10,000-file directory, written directly. */
@@ -145,6 +166,8 @@ export function loadCases({ pail, baseline = null, pg = null, limits = null }, c
     });
   // W2 through a signed url: no key, the signature and its signer checked instead.
   if (pail.signedUrl) add({ workload: 'W2', variant: 'signed', spec: () => ({ url: pail.signedUrl, method: 'GET', connections: 64 }) });
+  // W2 through the S3 API: a presigned GetObject, the Signature V4 checked on every request.
+  if (pail.s3Url) add({ workload: 'W2', variant: 's3', spec: () => ({ url: pail.s3Url, method: 'GET', connections: 64 }) });
   if (pail.big)
     add({ workload: 'W2', variant: 'big', spec: () => ({ url: fileUrl(pail, pail.big), method: 'GET', headers: keyHeader(pail), connections: 64 }) });
   // W3: HEAD with a key
@@ -224,7 +247,7 @@ export function loadCases({ pail, baseline = null, pg = null, limits = null }, c
  */
 export async function measureCase(c, rep, servers) {
   const spec = await c.spec(rep);
-  const server = servers.find((s) => spec.url.startsWith(`${s.base}/`));
+  const server = servers.find((s) => spec.url.startsWith(`${s.base}/`) || (s.s3Base !== null && spec.url.startsWith(`${s.s3Base}/`)));
   const cpuBefore = server ? cpuSeconds(server.pid) : null;
   const coreBefore = machineTicks(SERVER_CORE);
   const result = await runLoad({ ...spec, duration: c.duration });

@@ -15,7 +15,7 @@ import { defaultDashboardDir, installDashboard } from './http/dashboard.js';
 import { answerClientError, answerError, installErrorHandlers } from './http/error-handler.js';
 import { backgroundWork } from './http/plugins/background-work.js';
 import { connectionLimits } from './http/plugins/connections.js';
-import { metrics } from './http/plugins/metrics.js';
+import { Metrics, metrics } from './http/plugins/metrics.js';
 import { openApi } from './http/plugins/openapi.js';
 import { requestHooks } from './http/plugins/request-hooks.js';
 import { registerAccountRoutes } from './http/routes/accounts.js';
@@ -55,10 +55,13 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   app.decorate('pail', ctx);
   app.decorateRequest('principal', null, []);
   app.decorateRequest('errorCode', null, []);
+  app.decorateRequest('meteredAs', null, []);
 
   await app.register(backgroundWork, ctx);
   await app.register(requestHooks, ctx);
-  await app.register(metrics, ctx);
+  // One set of counts for both listeners (the S3 listener records into it too).
+  const meter = config.metrics ? new Metrics(ctx) : null;
+  if (meter) await app.register(metrics, { ctx, meter });
   await app.register(connectionLimits, ctx);
   await app.register(fastifyCookie);
   // One file part and a few small text fields: text fields are held in memory, so they are kept tiny.
@@ -77,7 +80,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
 
   // The S3-compatible API (S3_API_PORT) shares these services; whoever listens on the app starts it
   // (app.s3Api.listen()), and it stops, its requests finished, before the services close.
-  const s3Api = await buildS3Listener(ctx, config, options);
+  const s3Api = await buildS3Listener(ctx, config, { ...options, meter });
   app.decorate('s3Api', s3Api);
   app.addHook('preClose', async () => {
     await s3Api?.close();

@@ -1,13 +1,24 @@
 /** GET /metrics: Prometheus text with the counts a scrape of a real server shows. */
+import {
+  CompleteMultipartUploadCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  ListBucketsCommand,
+  PutBucketVersioningCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type TestUser } from './helpers/client.js';
+import { sdkClient } from './helpers/s3-client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
 let user: TestUser;
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { PLAN_FREE_STORAGE_BYTES: '100000', PLAN_FREE_RATE_LIMIT: '20' } });
+  server = await startTestServer({ s3: true, env: { PLAN_FREE_STORAGE_BYTES: '100000', PLAN_FREE_RATE_LIMIT: '20' } });
   user = await signUp(server.url);
 });
 afterAll(() => server.close());
@@ -78,14 +89,62 @@ describe('GET /metrics', () => {
     expect(after).toContain('# TYPE pail_http_request_duration_seconds histogram');
   });
 
+  it("counts the S3 API's requests in the same series, by S3 operation: uploads, refusals and what Pail does not implement", async () => {
+    const before = await scrape();
+    const owner = await signUp(server.url);
+    const s3 = sdkClient(server.s3Url!, owner);
+    await s3.send(new CreateBucketCommand({ Bucket: 'metered-s3' }));
+    await s3.send(new PutObjectCommand({ Bucket: 'metered-s3', Key: 'a.bin', Body: new Uint8Array(10_000) }));
+    const got = await s3.send(new GetObjectCommand({ Bucket: 'metered-s3', Key: 'a.bin' }));
+    expect((await got.Body!.transformToByteArray()).byteLength).toBe(10_000);
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'metered-s3', Key: 'b.bin' }));
+    const part = await s3.send(new UploadPartCommand({ Bucket: 'metered-s3', Key: 'b.bin', UploadId, PartNumber: 1, Body: new Uint8Array(20_000) }));
+    await s3.send(
+      new CompleteMultipartUploadCommand({ Bucket: 'metered-s3', Key: 'b.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag! }] } }),
+    );
+    // Refusals: over the 100,000-byte cap, a wrong secret, and an operation Pail does not have.
+    const refused = (promise: Promise<unknown>) =>
+      promise.then(
+        () => 'stored',
+        (error: { name: string }) => error.name,
+      );
+    expect(await refused(s3.send(new PutObjectCommand({ Bucket: 'metered-s3', Key: 'big.bin', Body: new Uint8Array(90_000) })))).toBe('QuotaExceeded');
+    expect(await refused(sdkClient(server.s3Url!, { ...owner, secretAccessKey: 'wrong-secret' }).send(new ListBucketsCommand({})))).toBe(
+      'SignatureDoesNotMatch',
+    );
+    const versioning = new PutBucketVersioningCommand({ Bucket: 'metered-s3', VersioningConfiguration: { Status: 'Enabled' } });
+    expect(await refused(s3.send(versioning))).toBe('NotImplemented');
+
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
+    expect(delta('pail_http_requests_total', { operation: 'CreateBucket', status: '200' })).toBe(1);
+    expect(delta('pail_http_requests_total', { operation: 'PutObject', status: '200' })).toBe(1);
+    expect(delta('pail_http_requests_total', { operation: 'PutObject', status: '403' })).toBe(1);
+    expect(delta('pail_http_requests_total', { operation: 'GetObject', status: '200' })).toBe(1);
+    expect(delta('pail_http_requests_total', { operation: 'UploadPart', status: '200' })).toBe(1);
+    expect(delta('pail_http_requests_total', { operation: 'ListBuckets', status: '403' })).toBe(1);
+    expect(delta('pail_http_requests_total', { operation: 'NotImplemented', status: '501' })).toBe(1);
+    expect(delta('pail_uploads_total', { operation: 'PutObject' })).toBe(1);
+    expect(delta('pail_uploads_total', { operation: 'CompleteMultipartUpload' })).toBe(1);
+    expect(delta('pail_uploads_total', { operation: 'UploadPart' })).toBe(0);
+    expect(delta('pail_refusals_total', { reason: 'cap' })).toBe(1);
+    expect(delta('pail_refusals_total', { reason: 'auth' })).toBe(1);
+    expect(delta('pail_http_received_bytes_total')).toBeGreaterThanOrEqual(30_000);
+    expect(delta('pail_http_sent_bytes_total')).toBeGreaterThanOrEqual(10_000);
+    expect(delta('pail_http_request_duration_seconds_count', { operation: 'GetObject' })).toBe(1);
+  });
+
   it('METRICS_TOKEN requires the bearer token; METRICS=off serves nothing', async () => {
     const guarded = await startTestServer({ env: { METRICS_TOKEN: 'scrape-secret-123' } });
-    const off = await startTestServer({ env: { METRICS: 'off' } });
+    const off = await startTestServer({ s3: true, env: { METRICS: 'off' } });
     try {
       expect((await fetch(`${guarded.url}/metrics`)).status).toBe(401);
       expect((await fetch(`${guarded.url}/metrics`, { headers: { authorization: 'Bearer wrong-secret-123' } })).status).toBe(401);
       expect(await scrape(guarded, { authorization: 'Bearer scrape-secret-123' })).toContain('pail_http_requests_total');
       expect((await fetch(`${off.url}/metrics`)).status).toBe(404);
+      // With nothing to record into, the S3 listener serves as ever.
+      const offUser = await signUp(off.url);
+      expect((await sdkClient(off.s3Url!, offUser).send(new ListBucketsCommand({}))).Buckets).toEqual([]);
     } finally {
       await guarded.close();
       await off.close();

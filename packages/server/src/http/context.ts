@@ -20,6 +20,8 @@ declare module 'fastify' {
     principal: Principal;
     /** The error code the request was answered with (error-handler.ts), for metrics; null when it succeeded. */
     errorCode: string | null;
+    /** The operation a request counts as in metrics when one route serves many (the S3 listener's); null: its route's. */
+    meteredAs: string | null;
   }
   interface FastifyContextConfig {
     /** The operation's name (operations.ts), for logs, metrics and rate limits. */

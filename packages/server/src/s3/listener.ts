@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { isStoreUnreachable } from '../db/unavailable.js';
 import { clientErrorHandler, type RawAnswer } from '../http/client-errors.js';
+import type { Metrics } from '../http/plugins/metrics.js';
 import { connectionLimits } from '../http/plugins/connections.js';
 import { requestHooks } from '../http/plugins/request-hooks.js';
 import { AppError } from '../domain/errors.js';
@@ -25,7 +26,7 @@ import { addCorsHeadersByStorageName, addCorsHeadersForOwner, preflight } from '
 import { fromAppError, S3Error, s3Errors } from './errors.js';
 import { HANDLERS } from './handlers.js';
 import { isUnsigned, readAnonymously } from './object-reads.js';
-import { isPostObject, operationOf, S3_PERMISSION } from './operations.js';
+import { isPostObject, operationOf, S3_PERMISSION, type S3Operation } from './operations.js';
 import { postObject } from './post-object.js';
 import { decodePath, splitUrl } from './query.js';
 import { xmlDocument } from './xml.js';
@@ -65,7 +66,7 @@ declare module 'fastify' {
   }
 }
 
-export async function buildS3Listener(ctx: AppContext, config: Config, options: { logger?: boolean } = {}): Promise<S3Listener | null> {
+export async function buildS3Listener(ctx: AppContext, config: Config, options: { logger?: boolean; meter?: Metrics | null } = {}): Promise<S3Listener | null> {
   if (config.s3ApiPort === null) return null;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel, base: { listener: 's3' } },
@@ -84,6 +85,10 @@ export async function buildS3Listener(ctx: AppContext, config: Config, options: 
   await app.register(connectionLimits, ctx);
   // As on the Pail API: caches learn other instances' changes before any is read, and a change is answered once durable.
   await app.register(requestHooks, ctx);
+  // Its requests count in the app's /metrics, by S3 operation (serveS3 names it).
+  app.decorateRequest('errorCode', null, []);
+  app.decorateRequest('meteredAs', null, []);
+  if (options.meter) app.addHook('onResponse', options.meter.onResponse);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, error));
@@ -97,11 +102,27 @@ async function serveS3(ctx: AppContext, request: FastifyRequest, reply: FastifyR
   const { path, query } = splitUrl(request.url);
   const { bucket, key } = addressOf(path, request.headers, ctx.config.s3ApiDomain);
   // Browsers send preflights and form uploads without an Authorization header (cors-answers.ts, post-object.ts).
-  if (request.method === 'OPTIONS') return preflight(ctx, request, reply, bucket);
-  if (isPostObject(request.method, bucket, key, query, request.headers)) return postObject(ctx, request, reply, bucket);
+  // Until the operation is known (readAnonymously and below name it), a request counts as Unknown.
+  request.meteredAs = 'Unknown';
+  if (request.method === 'OPTIONS') {
+    request.meteredAs = 'CorsPreflight';
+    return preflight(ctx, request, reply, bucket);
+  }
+  if (isPostObject(request.method, bucket, key, query, request.headers)) {
+    request.meteredAs = 'PostObject';
+    return postObject(ctx, request, reply, bucket);
+  }
   if (isUnsigned(request.headers, query)) {
     await addCorsHeadersByStorageName(ctx, request, reply, bucket);
     return readAnonymously(ctx, request, reply, { bucket, key, query });
+  }
+  let operation: S3Operation | undefined;
+  try {
+    operation = operationOf(request.method, bucket, key, query, request.headers);
+    request.meteredAs = operation;
+  } catch {
+    // Refused below, once the caller is known, as S3 refuses: a stranger learns nothing.
+    request.meteredAs = 'NotImplemented';
   }
   const signed = { method: request.method, path, query, headers: request.headers };
   const caller = await authenticateS3(ctx, request, signed).catch(async (error: unknown) => {
@@ -110,7 +131,7 @@ async function serveS3(ctx: AppContext, request: FastifyRequest, reply: FastifyR
     throw error;
   });
   await addCorsHeadersForOwner(ctx, request, reply, caller.owner.user.id, bucket);
-  const operation = operationOf(request.method, bucket, key, query, request.headers);
+  operation ??= operationOf(request.method, bucket, key, query, request.headers);
   requirePermission(caller.owner.limits, S3_PERMISSION[operation]);
   return HANDLERS[operation](ctx, request, reply, { operation, bucket, key, query, caller });
 }
@@ -151,6 +172,7 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown)
     request.raw.resume();
   }
   const s3Error = s3ErrorOf(request, error);
+  request.errorCode = s3Error.code;
   reply.code(s3Error.status).headers(s3Error.headers).header('x-amz-request-id', request.id);
   if (request.method === 'HEAD') return reply.send();
   const resource = decodePath(splitUrl(request.url).path).join('/');

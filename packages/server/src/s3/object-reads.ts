@@ -61,6 +61,7 @@ export async function readAnonymously(
   await ctx.rateLimits.consumeIp(request.ip);
   if ((request.method !== 'GET' && request.method !== 'HEAD') || address.key === '') throw s3Errors.missingAuth();
   const operation = operationOf(request.method, address.bucket, address.key, address.query, request.headers);
+  request.meteredAs = operation;
   if (operation !== 'GetObject' && operation !== 'HeadObject') throw s3Errors.missingAuth();
   if (address.query.some(([name]) => name.startsWith('response-'))) {
     throw new S3Error('InvalidRequest', 400, 'Request specific response headers cannot be used for anonymous GET requests.');

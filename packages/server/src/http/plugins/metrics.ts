@@ -2,9 +2,11 @@
  * GET /metrics in Prometheus text (prom-client): requests by operation and
  * status, their latency, bytes in and out, uploads, refusals by reason, and
  * the storage used, read from the database when scraped. Each app has its
- * own registry, so tests and several apps in one process never mix counts.
+ * own registry, so tests and several apps in one process never mix counts;
+ * the S3 listener's requests count in the same app's (s3/listener.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { totalStorageUsed } from '../../db/repositories/users.js';
@@ -13,27 +15,52 @@ import type { AppContext } from '../context.js';
 import { addRoute, type Scope } from '../route.js';
 import { RequestTallies } from './request-tallies.js';
 
-/** Why a request was refused, by its error code; other codes are not refusals of this kind. */
+/** Why a request was refused, by its error code (the Pail API's, or S3's); other codes are not refusals of this kind. */
 const REFUSAL_REASONS: Record<string, string> = {
   RateLimited: 'rate',
   StorageLimitExceeded: 'cap',
   PayloadTooLarge: 'size',
   Unauthorized: 'auth',
   Forbidden: 'auth',
+  SlowDown: 'rate',
+  QuotaExceeded: 'cap',
+  EntityTooLarge: 'size',
+  AccessDenied: 'auth',
+  InvalidAccessKeyId: 'auth',
+  SignatureDoesNotMatch: 'auth',
 };
 
-const UPLOADS = new Set(['uploadRaw', 'uploadMultipart', 'uploadBySignedUrl']);
+/** What a successful answer of each operation that stores a file looks like, on either API. */
+const STORES_A_FILE: Record<string, (status: number) => boolean> = {
+  uploadRaw: (status) => status === 201,
+  uploadMultipart: (status) => status === 201,
+  uploadBySignedUrl: (status) => status === 201,
+  PutObject: (status) => status === 200,
+  CopyObject: (status) => status === 200,
+  CompleteMultipartUpload: (status) => status === 200,
+  // success_action_status or success_action_redirect chooses the answer.
+  PostObject: (status) => (status >= 200 && status < 300) || status === 303,
+};
 
-export const metrics = fp(
-  async (app: Scope, ctx: AppContext) => {
-    if (!ctx.config.metrics) return;
-    const registry = new Registry();
+/**
+ * The counts behind /metrics, one set per app: both listeners (the Pail
+ * API's and the S3 API's) record into it through `onResponse`, and the
+ * storage used and the process's figures are read when scraped.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly tallies = new RequestTallies();
+  private readonly uploads: Counter<'operation'>;
+  private readonly refusals: Counter<'reason'>;
+
+  constructor(ctx: AppContext) {
+    const registers = [this.registry];
     // Not prom-client's default metrics: their observer of every garbage collection made small
     // requests measurably dearer (docs/performance.md). The process's figures are read when scraped.
     new Gauge({
       name: 'pail_process_resident_memory_bytes',
       help: 'Resident memory of the process',
-      registers: [registry],
+      registers,
       collect() {
         this.set(process.memoryUsage.rss());
       },
@@ -41,42 +68,48 @@ export const metrics = fp(
     new Gauge({
       name: 'pail_process_cpu_seconds_total',
       help: 'CPU time the process has used (user + system)',
-      registers: [registry],
+      registers,
       collect() {
         const { user, system } = process.cpuUsage();
         this.set((user + system) / 1e6);
       },
     });
-    const tallies = new RequestTallies();
-    tallies.register(registry);
-    const uploads = new Counter({ name: 'pail_uploads_total', help: 'Files stored', labelNames: ['operation'], registers: [registry] });
-    const refusals = new Counter({
+    this.tallies.register(this.registry);
+    this.uploads = new Counter({ name: 'pail_uploads_total', help: 'Files stored', labelNames: ['operation'], registers });
+    this.refusals = new Counter({
       name: 'pail_refusals_total',
       help: 'Requests refused, by reason (rate, cap, size, auth)',
       labelNames: ['reason'],
-      registers: [registry],
+      registers,
     });
     new Gauge({
       name: 'pail_storage_used_bytes',
       help: 'Bytes stored by all users',
-      registers: [registry],
+      registers,
       async collect() {
         this.set(await totalStorageUsed(ctx.db));
       },
     });
+  }
 
-    app.addHook('onResponse', (request, reply, done) => {
-      const operation = request.routeOptions.config.operation ?? 'none';
-      const status = reply.statusCode;
-      const received = Number(request.headers['content-length']) || 0;
-      const sent = request.method === 'HEAD' ? 0 : Number(reply.getHeader('content-length')) || 0;
-      tallies.record(operation, status, reply.elapsedTime / 1000, received, sent);
-      if (status === 201 && UPLOADS.has(operation)) uploads.inc({ operation });
-      const reason = request.errorCode === null ? undefined : REFUSAL_REASONS[request.errorCode];
-      if (reason) refusals.inc({ reason });
-      done();
-    });
+  /** A listener's onResponse hook: the request's operation is its route's, or what the S3 listener found (`meteredAs`). */
+  readonly onResponse = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    const operation = request.meteredAs ?? request.routeOptions.config.operation ?? 'none';
+    const status = reply.statusCode;
+    const received = Number(request.headers['content-length']) || 0;
+    const sent = request.method === 'HEAD' ? 0 : Number(reply.getHeader('content-length')) || 0;
+    this.tallies.record(operation, status, reply.elapsedTime / 1000, received, sent);
+    if (STORES_A_FILE[operation]?.(status)) this.uploads.inc({ operation });
+    const reason = request.errorCode === null ? undefined : REFUSAL_REASONS[request.errorCode];
+    if (reason) this.refusals.inc({ reason });
+    done();
+  };
+}
 
+/** The Pail API's side: its requests recorded, and GET /metrics served (METRICS_TOKEN: with that bearer token). */
+export const metrics = fp(
+  async (app: Scope, { ctx, meter }: { ctx: AppContext; meter: Metrics }) => {
+    app.addHook('onResponse', meter.onResponse);
     const token = ctx.config.metricsToken;
     addRoute(app, {
       operation: 'metrics',
@@ -85,7 +118,7 @@ export const metrics = fp(
       schema: {},
       handler: async (request, reply) => {
         if (token !== undefined && !bearerMatches(request.headers.authorization, token)) throw errors.unauthorized();
-        return reply.type(registry.contentType).send(await registry.metrics());
+        return reply.type(meter.registry.contentType).send(await meter.registry.metrics());
       },
     });
   },

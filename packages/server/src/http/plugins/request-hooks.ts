@@ -26,7 +26,7 @@ export const requestHooks = fp(
     if (ctx.config.logLevel === 'debug' || ctx.config.logLevel === 'trace') {
       // One line per request costs a tenth of a small request's time, so only at debug level.
       app.addHook('onResponse', async (request, reply) => {
-        const { operation } = request.routeOptions.config;
+        const operation = request.meteredAs ?? request.routeOptions.config.operation;
         request.log.debug({ operation, method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
       });
     }
