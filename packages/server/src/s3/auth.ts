@@ -8,31 +8,30 @@ import type { FastifyRequest } from 'fastify';
 import type { KeyOwner } from '../domain/api-keys.js';
 import { planOf } from '../domain/users.js';
 import type { AppContext } from '../http/context.js';
-import { signingKeyOf } from './aws-chunked.js';
 import { s3Errors } from './errors.js';
 import { checkTime, claimedSignature, signatureMatches, type ClaimedSignature, type SignedRequest } from './sigv4.js';
 
 export interface S3Caller {
   owner: KeyOwner;
   claimed: ClaimedSignature;
-  /** The SigV4 signing key of the request's scope, for its chunk signatures (aws-chunked.ts); derived only when asked for. */
-  chunkSigningKey: () => Buffer;
+  /** The SigV4 signing key of the request's scope, for its chunk signatures too (aws-chunked.ts). */
+  signingKey: Buffer;
 }
 
 export async function authenticateS3(ctx: AppContext, request: FastifyRequest, signed: SignedRequest): Promise<S3Caller> {
   const claimed = claimedSignature(signed);
   checkTime(claimed, signed.query, Date.now());
   const owner = await ctx.apiKeys.byAccessKeyId(claimed.accessKeyId);
-  const secret = owner ? ctx.s3Credentials.open(claimed.accessKeyId, owner.sealedSecret) : null;
-  if (!owner || secret === null) {
+  const signingKey = owner ? ctx.s3Credentials.signingKey(claimed.accessKeyId, owner.sealedSecret, claimed.scope) : null;
+  if (!owner || signingKey === null) {
     // Guessing access key ids costs what anonymous requests cost (as a wrong API key does).
     await ctx.rateLimits.consumeIp(request.ip);
     throw s3Errors.invalidAccessKeyId();
   }
-  if (!signatureMatches(signed, claimed, secret)) {
+  if (!signatureMatches(signed, claimed, signingKey)) {
     await ctx.rateLimits.consumeIp(request.ip);
     throw s3Errors.signatureDoesNotMatch();
   }
   await ctx.rateLimits.consumeUser(owner.user.id, planOf(owner.user));
-  return { owner, claimed, chunkSigningKey: () => signingKeyOf(secret, claimed.scope) };
+  return { owner, claimed, signingKey };
 }

@@ -29,13 +29,6 @@ export const chunkedErrors = {
   missingDecodedLength: () => new S3Error('MissingContentLength', 411, 'You must provide the x-amz-decoded-content-length HTTP header.'),
 };
 
-/** SigV4's signing key for a scope (date/region/service/aws4_request). */
-export function signingKeyOf(secret: string, scope: string): Buffer {
-  let key: Buffer | string = `AWS4${secret}`;
-  for (const part of scope.split('/')) key = createHmac('sha256', key).update(part).digest();
-  return key as Buffer;
-}
-
 /** What checks chunk signatures: the key, the request's date and scope, and its header signature (the seed). */
 export interface ChunkSigning {
   key: Buffer;

@@ -113,7 +113,7 @@ function chunkedBody(request: FastifyRequest, payloadHash: string, caller: S3Cal
   let signing: ChunkSigning | undefined;
   if (signed) {
     if (caller === undefined || caller.claimed.presigned) throw s3Errors.notImplemented(`${payloadHash} for this request`);
-    signing = { key: caller.chunkSigningKey(), amzDate: caller.claimed.amzDate, scope: caller.claimed.scope, seedSignature: caller.claimed.signature };
+    signing = { key: caller.signingKey, amzDate: caller.claimed.amzDate, scope: caller.claimed.scope, seedSignature: caller.claimed.signature };
   }
   const decoder = new AwsChunkedDecoder({ signing, decodedLength: Number(decodedLength), trailerNames });
   const trailerChecksum = trailerNames.map((name) => ({ name, algorithm: checksumAlgorithmOf(name) })).find((entry) => entry.algorithm !== undefined);

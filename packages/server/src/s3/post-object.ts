@@ -96,12 +96,12 @@ async function authenticateForm(ctx: AppContext, request: FastifyRequest, form: 
   const credential = parseCredential(field('x-amz-credential'), field('x-amz-date'));
   const signature = field('x-amz-signature');
   const owner = await ctx.apiKeys.byAccessKeyId(credential.accessKeyId);
-  const secret = owner ? ctx.s3Credentials.open(credential.accessKeyId, owner.sealedSecret) : null;
-  if (!owner || secret === null) {
+  const signingKey = owner ? ctx.s3Credentials.signingKey(credential.accessKeyId, owner.sealedSecret, credential.scope) : null;
+  if (!owner || signingKey === null) {
     await ctx.rateLimits.consumeIp(request.ip);
     throw s3Errors.invalidAccessKeyId();
   }
-  if (!policySignatureMatches(policyBase64, signature, secret, credential.scope)) {
+  if (!policySignatureMatches(policyBase64, signature, signingKey)) {
     await ctx.rateLimits.consumeIp(request.ip);
     throw s3Errors.signatureDoesNotMatch();
   }

@@ -7,7 +7,6 @@
  * form cannot add what its signer did not allow.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { signingKeyOf } from './aws-chunked.js';
 import { S3Error, s3Errors } from './errors.js';
 
 type Condition =
@@ -24,10 +23,10 @@ export interface PostPolicy {
 const invalidPolicy = (why: string) => new S3Error('InvalidPolicyDocument', 400, `Invalid Policy: ${why}`);
 const conditionFailed = (source: unknown) => s3Errors.accessDenied(`Invalid according to Policy: Policy Condition failed: ${JSON.stringify(source)}`);
 
-/** Whether `signature` (hex) is the HMAC-SHA256 of the base64 policy under the secret's signing key for `scope`. */
-export function policySignatureMatches(policyBase64: string, signature: string, secret: string, scope: string): boolean {
+/** Whether `signature` (hex) is the HMAC-SHA256 of the base64 policy under the signing key of its credential's scope. */
+export function policySignatureMatches(policyBase64: string, signature: string, signingKey: Buffer): boolean {
   if (!/^[0-9a-f]{64}$/.test(signature)) return false;
-  const expected = createHmac('sha256', signingKeyOf(secret, scope)).update(policyBase64).digest();
+  const expected = createHmac('sha256', signingKey).update(policyBase64).digest();
   return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
 }
 

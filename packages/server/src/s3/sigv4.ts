@@ -132,14 +132,11 @@ export function checkTime(claimed: ClaimedSignature, query: QueryPairs, now: num
   if (now > signedAt + Number(expires) * 1000) throw s3Errors.expired();
 }
 
-/** Whether the claimed signature is the one `secret` makes for this request (compared in constant time). */
-export function signatureMatches(request: SignedRequest, claimed: ClaimedSignature, secret: string): boolean {
+/** Whether the claimed signature is the one the signing key of its scope (S3CredentialSealer.signingKey) makes for this request (compared in constant time). */
+export function signatureMatches(request: SignedRequest, claimed: ClaimedSignature, signingKey: Buffer): boolean {
   if (!/^[0-9a-f]{64}$/.test(claimed.signature)) return false;
   const stringToSign = [ALGORITHM, claimed.amzDate, claimed.scope, sha256Hex(canonicalRequest(request, claimed))].join('\n');
-  const [date = '', region = '', service = ''] = claimed.scope.split('/');
-  let key = hmac(`AWS4${secret}`, date);
-  for (const part of [region, service, 'aws4_request']) key = hmac(key, part);
-  const expected = createHmac('sha256', key).update(stringToSign).digest();
+  const expected = createHmac('sha256', signingKey).update(stringToSign).digest();
   return timingSafeEqual(expected, Buffer.from(claimed.signature, 'hex'));
 }
 
@@ -158,5 +155,4 @@ function canonicalRequest(request: SignedRequest, claimed: ClaimedSignature): st
 
 const headerValue = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(',') : (value ?? '')).trim().replace(/\s+/g, ' ');
 
-const hmac = (key: string | Buffer, text: string): Buffer => createHmac('sha256', key).update(text).digest();
 const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
