@@ -505,3 +505,28 @@ describe('virtual-hosted-style addressing (S3_API_DOMAIN)', () => {
     expect(pathStyle).toMatchObject({ status: 200, body: 'virtual bytes' });
   });
 });
+
+describe('GetObject names the bucket', () => {
+  it('by its name or its storage name; a deleted bucket is not read from what was cached, and a new one of its name is read afresh', async () => {
+    const s3 = s3Of(alice);
+    const bucket = await newBucket();
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'k.txt', Body: 'top' }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'sub/k.txt', Body: 'first' }));
+    expect(await text((await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'sub/k.txt' }))).Body)).toBe('first');
+    const storageName = await storageNameOf(bucket);
+    expect(await text((await s3.send(new GetObjectCommand({ Bucket: storageName, Key: 'sub/k.txt' }))).Body)).toBe('first');
+    // A bucket name with an encoded '/' is no bucket, whatever a cache holds for `<bucket>` and `sub/k.txt`.
+    expect(await signedFetch('GET', `/${bucket}%2Fsub/k.txt`, '')).toMatchObject({ status: 404 });
+
+    const headers = { 'x-api-key': alice.apiKey };
+    const buckets = (await json(await fetch(`${server.url}/api/v1/buckets`, { headers }))).data as { id: number; name: string }[];
+    const id = buckets.find((b) => b.name === bucket)?.id;
+    expect((await fetch(`${server.url}/api/v1/buckets/${id}`, { method: 'DELETE', headers })).status).toBe(200);
+    expect(await s3Error(s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'sub/k.txt' })))).toMatchObject({ name: 'NoSuchBucket', status: 404 });
+
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    expect(await s3Error(s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'sub/k.txt' })))).toMatchObject({ name: 'NoSuchKey', status: 404 });
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'sub/k.txt', Body: 'second' }));
+    expect(await text((await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'sub/k.txt' }))).Body)).toBe('second');
+  });
+});

@@ -177,6 +177,14 @@ export async function deleteObject(ports: StoragePorts, bucket: BucketRow, filen
   await retireVersions(ports, [removed]);
 }
 
+/** One key per (bucket, file); a name as a client sent it may hold a '/', so its length comes first. */
+function cacheKeyOf(bucketRef: BucketRef, filename: string): string {
+  if ('id' in bucketRef) return `i${bucketRef.id}/${filename}`;
+  if ('storageName' in bucketRef) return `s${bucketRef.storageName}/${filename}`;
+  const { ownerId, name } = bucketRef.ownerName;
+  return `n${ownerId}/${name.length}/${name}/${filename}`;
+}
+
 /**
  * A file the caller may read: in its own bucket, or in any public bucket.
  * Other owners' private buckets are "Bucket not found", as if absent (and 401
@@ -191,7 +199,7 @@ export async function findReadable(
   limits: KeyLimits = NO_LIMITS,
 ): Promise<ReadableObject> {
   const cache = ports.caches.objects;
-  const cacheKey = 'id' in bucketRef ? `i${bucketRef.id}/${filename}` : `s${bucketRef.storageName}/${filename}`;
+  const cacheKey = cacheKeyOf(bucketRef, filename);
   let found: { bucket: ReadableObject['bucket']; object: ObjectRow | null } | null | undefined = cache?.get(cacheKey);
   if (!found) {
     const mark = cache?.mark() ?? 0;

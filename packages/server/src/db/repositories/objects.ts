@@ -1,4 +1,5 @@
 /** Queries that read objects (writes are per dialect, in ../object-writes/). */
+import { sql } from 'kysely';
 import type { Db } from '../database.js';
 import type { BucketRow, ObjectRow } from '../schema.js';
 import { partKeys } from './multipart.js';
@@ -9,13 +10,14 @@ export interface StoredVersion {
   inline: number;
 }
 
-/** A file found by its bucket (by id or by storage name) and its name, with what reading it needs of the bucket. */
+/** A file found by its bucket (by id, by storage name, or by its owner's name for it) and its name, with what reading it needs of the bucket. */
 export interface ReadableObject {
   bucket: Pick<BucketRow, 'id' | 'owner_id' | 'public' | 'storage_name'>;
   object: ObjectRow;
 }
 
-export type BucketRef = { id: number } | { storageName: string };
+/** `ownerName`: an owner's bucket by name or storage name, the name first, as the S3 API names buckets (findOwnLiveBucketByName). */
+export type BucketRef = { id: number } | { storageName: string } | { ownerName: { ownerId: number; name: string } };
 
 /** Every column of an ObjectRow: name_folded, which only search reads, stays in the table. */
 export const OBJECT_COLUMNS = [
@@ -82,6 +84,13 @@ export async function findBucketAndObject(
     ])
     .$if('id' in bucketRef, (q) => q.where('buckets.id', '=', (bucketRef as { id: number }).id))
     .$if('storageName' in bucketRef, (q) => q.where('buckets.storage_name', '=', (bucketRef as { storageName: string }).storageName))
+    .$if('ownerName' in bucketRef, (q) => {
+      const { ownerId, name } = (bucketRef as { ownerName: { ownerId: number; name: string } }).ownerName;
+      return q
+        .where('buckets.owner_id', '=', ownerId)
+        .where((eb) => eb.or([eb('buckets.name', '=', name), eb('buckets.storage_name', '=', name)]))
+        .orderBy(sql`case when ${sql.ref('buckets.name')} = ${name} then 0 else 1 end`);
+    })
     .where('buckets.deleted_at', 'is', null)
     .executeTakeFirst();
   if (!row) return null;
