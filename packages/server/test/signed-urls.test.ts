@@ -132,10 +132,15 @@ describe('GET urls', () => {
     expect(await (await fetch(url)).text()).toBe('a');
   });
 
-  it('expires', async () => {
+  it('expires, never sooner than asked', async () => {
     const bucket = await newBucket();
     await dev(`/${bucket}/files/a.txt`, { method: 'PUT', body: 'a' });
-    const url = await signedUrl(bucket, 'a.txt', { expires_in: 1 });
+    const asked = Date.now();
+    const made = await json(await sign(`/api/v1/buckets/${bucket}/files/a.txt`, { expires_in: 1 }, { 'x-api-key': user.apiKey }));
+    // Whole seconds, rounded up: at least the second asked for, at most one more.
+    expect(Date.parse(made.data.expires_at) - asked).toBeGreaterThanOrEqual(1000);
+    expect(Date.parse(made.data.expires_at) - Date.now()).toBeLessThanOrEqual(2000);
+    const url = made.data.url as string;
     expect((await fetch(url)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 2100));
     const response = await fetch(url);

@@ -210,7 +210,8 @@ export async function signFileUrl(
   }
   const bucket = await getOwnBucket(ports.db, caller.user.id, rawBucketId);
   if (method === 'GET' && !(await findObjectRow(ports.db, bucket.id, filename))) throw errors.fileNotFound();
-  const expires = Math.floor(Date.now() / 1000) + (input.expires_in ?? DEFAULT_SIGNED_URL_SECONDS);
+  // In whole seconds, rounded up: a url asked for N seconds works for at least N (floored, one asked for 1 could last a millisecond).
+  const expires = Math.ceil(Date.now() / 1000) + (input.expires_in ?? DEFAULT_SIGNED_URL_SECONDS);
   const grant: Grant = {
     method,
     storageName: bucket.storage_name,
