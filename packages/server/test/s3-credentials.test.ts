@@ -30,22 +30,32 @@ async function sdkSigningKey(accessKeyId: string, secretAccessKey: string, scope
 }
 
 describe('S3CredentialSealer', () => {
-  it("derives the signing key the AWS SDK's signer derives, for each scope, and the same again when asked again", async () => {
+  it("derives the signing key the AWS SDK's signer derives, for each scope, and answers with the one kept once it is kept", async () => {
     const sealer = new S3CredentialSealer('server secret one');
     const { accessKeyId, secretAccessKey, sealedSecret } = sealer.issue();
     for (const scope of [SCOPE, '20261128/us-east-1/s3/aws4_request', '20261127/eu-west-1/s3/aws4_request']) {
-      const kept = sealer.signingKey(accessKeyId, sealedSecret, scope);
-      expect(kept?.equals(await sdkSigningKey(accessKeyId, secretAccessKey, scope))).toBe(true);
-      expect(sealer.signingKey(accessKeyId, sealedSecret, scope)?.equals(kept!)).toBe(true);
+      const derived = sealer.signingKey(accessKeyId, sealedSecret, scope)!;
+      expect(derived.equals(await sdkSigningKey(accessKeyId, secretAccessKey, scope))).toBe(true);
+      sealer.keepSigningKey(accessKeyId, sealedSecret, scope, derived);
+      expect(sealer.signingKey(accessKeyId, sealedSecret, scope)).toBe(derived);
     }
   });
 
   it('a secret sealed anew (as a rotated key would be) gets its own key, never one kept for the old secret', async () => {
     const sealer = new S3CredentialSealer('server secret one');
     const first = sealer.issue();
-    sealer.signingKey(first.accessKeyId, first.sealedSecret, SCOPE);
+    sealer.keepSigningKey(first.accessKeyId, first.sealedSecret, SCOPE, sealer.signingKey(first.accessKeyId, first.sealedSecret, SCOPE)!);
     const rotated = sealer.seal(first.accessKeyId, 'another secret entirely');
     expect(sealer.signingKey(first.accessKeyId, rotated, SCOPE)?.equals(await sdkSigningKey(first.accessKeyId, 'another secret entirely', SCOPE))).toBe(true);
+  });
+
+  it('keeps nothing it was not told to keep: a key derived for a made-up scope is derived again next time', () => {
+    const sealer = new S3CredentialSealer('server secret one');
+    const { accessKeyId, sealedSecret } = sealer.issue();
+    const once = sealer.signingKey(accessKeyId, sealedSecret, '20261127/made-up-region/s3/aws4_request');
+    const again = sealer.signingKey(accessKeyId, sealedSecret, '20261127/made-up-region/s3/aws4_request');
+    expect(again?.equals(once!)).toBe(true);
+    expect(again).not.toBe(once);
   });
 
   it('opens nothing sealed under another server secret, for another access key id, or altered, and keeps nothing for it', () => {

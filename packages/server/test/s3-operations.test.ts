@@ -529,4 +529,17 @@ describe('GetObject names the bucket', () => {
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'sub/k.txt', Body: 'second' }));
     expect(await text((await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'sub/k.txt' }))).Body)).toBe('second');
   });
+
+  it('a bucket made later with the storage name that was read by names the new bucket at once', async () => {
+    const s3 = s3Of(alice);
+    const older = await newBucket();
+    await s3.send(new PutObjectCommand({ Bucket: older, Key: 'k.txt', Body: 'older' }));
+    const storageName = await storageNameOf(older);
+    expect(await text((await s3.send(new GetObjectCommand({ Bucket: storageName, Key: 'k.txt' }))).Body)).toBe('older');
+    // A bucket's name comes before another's storage name.
+    await s3.send(new CreateBucketCommand({ Bucket: storageName }));
+    expect(await s3Error(s3.send(new GetObjectCommand({ Bucket: storageName, Key: 'k.txt' })))).toMatchObject({ name: 'NoSuchKey', status: 404 });
+    await s3.send(new PutObjectCommand({ Bucket: storageName, Key: 'k.txt', Body: 'newer' }));
+    expect(await text((await s3.send(new GetObjectCommand({ Bucket: storageName, Key: 'k.txt' }))).Body)).toBe('newer');
+  });
 });

@@ -204,7 +204,9 @@ export async function findReadable(
   if (!found) {
     const mark = cache?.mark() ?? 0;
     found = await findBucketAndObject(ports.db, bucketRef, filename);
-    if (found?.object) cache?.set(cacheKey, found as ReadableObject, mark);
+    // A bucket found by its storage name is not kept under a name: a bucket created later with that name comes first.
+    const byStorageName = 'ownerName' in bucketRef && found?.bucket.storage_name === bucketRef.ownerName.name;
+    if (found?.object && !byStorageName) cache?.set(cacheKey, found as ReadableObject, mark);
   }
   // A key limited to some buckets reads no other, not even a public one: for it, the others do not exist.
   if (!found || (found.bucket.public !== 1 && found.bucket.owner_id !== callerId) || !mayUseBucket(limits, found.bucket.id)) {

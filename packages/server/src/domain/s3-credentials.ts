@@ -56,18 +56,21 @@ export class S3CredentialSealer {
   /**
    * SigV4's signing key for `scope` (date/region/service/aws4_request) of this credential, or null when
    * its sealed secret does not open. Opening the secret and deriving the key took a fifth of a small S3
-   * GET's CPU, and a client signs a whole day's requests with one key, so keys are kept, by the sealed
-   * secret as stored: a credential sealed anew never meets an old entry. Revocation is the key lookup's.
+   * GET's CPU, and a client signs a whole day's requests with one key, so a key that verified a
+   * signature is kept (keepSigningKey): by the sealed secret as stored, so a credential sealed anew never
+   * meets an old entry, and only once it proved itself, so made-up scopes cannot crowd out real ones.
+   * Revocation is the key lookup's.
    */
   signingKey(accessKeyId: string, sealedSecret: string, scope: string): Buffer | null {
-    const cacheKey = `${accessKeyId}/${scope}/${sealedSecret}`;
-    const kept = this.signingKeys.get(cacheKey);
+    const kept = this.signingKeys.get(signingKeyId(accessKeyId, sealedSecret, scope));
     if (kept) return kept;
     const secret = this.open(accessKeyId, sealedSecret);
-    if (secret === null) return null;
-    const key = signingKeyOf(secret, scope);
-    this.signingKeys.set(cacheKey, key);
-    return key;
+    return secret === null ? null : signingKeyOf(secret, scope);
+  }
+
+  /** Keeps a signing key that has just verified a request's signature. */
+  keepSigningKey(accessKeyId: string, sealedSecret: string, scope: string, key: Buffer): void {
+    this.signingKeys.set(signingKeyId(accessKeyId, sealedSecret, scope), key);
   }
 
   /** The secret, or null when the sealed text is not ours (another server secret, or altered). */
@@ -86,6 +89,8 @@ export class S3CredentialSealer {
     }
   }
 }
+
+const signingKeyId = (accessKeyId: string, sealedSecret: string, scope: string): string => `${accessKeyId}/${scope}/${sealedSecret}`;
 
 /** SigV4's signing key for a scope (date/region/service/aws4_request): an HMAC-SHA256 chain over its parts. */
 export function signingKeyOf(secret: string, scope: string): Buffer {

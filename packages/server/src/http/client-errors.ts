@@ -18,21 +18,30 @@ export interface RawAnswer {
 
 /**
  * A Fastify `clientErrorHandler`: writes `render`'s answer to the refusal and
- * closes the connection. A response still owed for an earlier, whole request
- * on the same connection (pipelined) is sent first; one already begun for the
- * broken request itself is not cut into: the connection just closes.
+ * closes the connection. The response on the connection for an earlier,
+ * whole request (pipelined) is sent first, and the one Node moves on to when
+ * it ends; one already begun for the broken request itself is not cut into:
+ * the connection just closes. (Node keeps further queued responses out of
+ * sight, so with three or more requests pipelined before the broken bytes the
+ * last answers can be lost, as they were with Fastify's default.) Node may
+ * report the same connection again while it waits: it is refused once.
  */
 export function clientErrorHandler(render: (refusal: AppError) => RawAnswer): (error: NodeJS.ErrnoException, socket: Socket) => void {
+  const refusing = new WeakSet<Socket>();
   return (error, socket) => {
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (error.code === 'ECONNRESET' || socket.destroyed || refusing.has(socket)) return;
+    refusing.add(socket);
     const refuse = (answer: boolean) => {
       if (answer && socket.writable) socket.write(rawResponse(render(refusalOf(error))));
       socket.destroy();
     };
-    const owed = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (!owed || owed.writableFinished) refuse(true);
-    else if (owed.req.complete) owed.once('close', () => refuse(true));
-    else refuse(!owed.headersSent);
+    const afterOwedResponses = (): void => {
+      const owed = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+      if (!owed || owed.writableFinished) refuse(true);
+      else if (owed.req.complete) owed.once('close', afterOwedResponses);
+      else refuse(!owed.headersSent);
+    };
+    afterOwedResponses();
   };
 }
 

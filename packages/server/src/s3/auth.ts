@@ -32,6 +32,7 @@ export async function authenticateS3(ctx: AppContext, request: FastifyRequest, s
     await ctx.rateLimits.consumeIp(request.ip);
     throw s3Errors.signatureDoesNotMatch();
   }
+  ctx.s3Credentials.keepSigningKey(claimed.accessKeyId, owner.sealedSecret, claimed.scope, signingKey);
   await ctx.rateLimits.consumeUser(owner.user.id, planOf(owner.user));
   return { owner, claimed, signingKey };
 }

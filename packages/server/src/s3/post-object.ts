@@ -105,6 +105,7 @@ async function authenticateForm(ctx: AppContext, request: FastifyRequest, form: 
     await ctx.rateLimits.consumeIp(request.ip);
     throw s3Errors.signatureDoesNotMatch();
   }
+  ctx.s3Credentials.keepSigningKey(credential.accessKeyId, owner.sealedSecret, credential.scope, signingKey);
   await ctx.rateLimits.consumeUser(owner.user.id, planOf(owner.user));
   const policy: PostPolicy = parsePolicy(policyBase64, Date.now());
   return { owner, policy };
