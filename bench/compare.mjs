@@ -28,7 +28,7 @@ import {
   runOnLoadCore,
   startServer,
 } from './lib.mjs';
-import { WHAT, fmt } from './report.mjs';
+import { W2_DOORS, WHAT, fmt } from './report.mjs';
 import { describe, describeTransfer, loadCases, measureCase, measureTransfer, pailStreamTarget, settings, setupPail, transferGrowthMiB } from './workloads.mjs';
 
 const { flag, option } = commandLine();
@@ -262,10 +262,7 @@ function compareRows(results) {
     add(w, WHAT[w], 'req/s', 'higher', 0, runs[`${w}/pail`], (r) => r.rps);
     add(w, 'server CPU per answer', 'µs', 'lower', 1, runs[`${w}/pail`], cpu);
   }
-  for (const [variant, what] of [
-    ['signed', 'GET 4 KiB, private, through a signed url, 64 conn'],
-    ['s3', 'GET 4 KiB, private, presigned S3 GetObject, 64 conn'],
-  ]) {
+  for (const { variant, what } of W2_DOORS) {
     add(`W2 ${variant}`, what, 'req/s', 'higher', 0, runs[`W2/${variant}`], (r) => r.rps);
     add(`W2 ${variant}`, 'server CPU per answer', 'µs', 'lower', 1, runs[`W2/${variant}`], cpu);
   }
