@@ -11,7 +11,7 @@ import { findReadable } from '../domain/objects.js';
 import type { S3Caller } from './auth.js';
 import { s3Errors } from './errors.js';
 import { ownBucket, ownerXml, sendXml, type Handler } from './handler-support.js';
-import { smallXmlBody } from './payload.js';
+import { xmlBody } from './payload.js';
 import { parseXml, type XmlElement } from './xml.js';
 
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
@@ -63,7 +63,7 @@ export const ACL_HANDLERS: Record<'GetBucketVersioning' | 'GetBucketAcl' | 'PutB
     const bucket = await ownBucket(ctx, target);
     if (Object.keys(request.headers).some((name) => name.startsWith('x-amz-grant-'))) throw s3Errors.notImplemented('x-amz-grant-* ACL grants');
     const header = request.headers['x-amz-acl'];
-    const body = await smallXmlBody(request, target.caller.claimed.payloadHash, target.caller);
+    const body = await xmlBody(request, target.caller.claimed.payloadHash, target.caller);
     let acl: CannedAcl;
     if (header !== undefined) {
       if (header !== 'private' && header !== 'public-read') throw s3Errors.notImplemented(`x-amz-acl: ${String(header)}`);

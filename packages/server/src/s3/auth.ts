@@ -1,5 +1,6 @@
 /**
- * Who signed an S3 request: the signature is read and its clock checked,
+ * Who signed an S3 request: the signature is read, its clock checked and
+ * every x-amz-* header it carries found among those it signed,
  * the key found by its access key id, the signature recomputed with the
  * key's secret; then the request spends one from the owner's Developer API
  * budget, as a request with the key itself would.
@@ -9,7 +10,7 @@ import type { KeyOwner } from '../domain/api-keys.js';
 import { planOf } from '../domain/users.js';
 import type { AppContext } from '../http/context.js';
 import { s3Errors } from './errors.js';
-import { checkTime, claimedSignature, signatureMatches, type ClaimedSignature, type SignedRequest } from './sigv4.js';
+import { checkSignedHeaders, checkTime, claimedSignature, signatureMatches, type ClaimedSignature, type SignedRequest } from './sigv4.js';
 
 export interface S3Caller {
   owner: KeyOwner;
@@ -21,6 +22,7 @@ export interface S3Caller {
 export async function authenticateS3(ctx: AppContext, request: FastifyRequest, signed: SignedRequest): Promise<S3Caller> {
   const claimed = claimedSignature(signed);
   checkTime(claimed, signed.query, Date.now());
+  checkSignedHeaders(claimed, signed.headers);
   const owner = await ctx.apiKeys.byAccessKeyId(claimed.accessKeyId);
   const signingKey = owner ? ctx.s3Credentials.signingKey(claimed.accessKeyId, owner.sealedSecret, claimed.scope) : null;
   if (!owner || signingKey === null) {

@@ -7,7 +7,7 @@
 import { deleteBucketCors, getBucketCors, putBucketCors, type CorsRule } from '../domain/bucket-cors.js';
 import { S3Error, s3Errors } from './errors.js';
 import { ownBucket, sendXml, type Handler } from './handler-support.js';
-import { smallXmlBody } from './payload.js';
+import { xmlBody } from './payload.js';
 import { parseXml, type XmlElement } from './xml.js';
 
 const asList = (value: unknown): unknown[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
@@ -53,7 +53,7 @@ export const CORS_HANDLERS: Record<'GetBucketCors' | 'PutBucketCors' | 'DeleteBu
 
   async PutBucketCors(ctx, request, reply, target) {
     const bucket = await ownBucket(ctx, target);
-    const body = await smallXmlBody(request, target.caller.claimed.payloadHash, target.caller);
+    const body = await xmlBody(request, target.caller.claimed.payloadHash, target.caller);
     await putBucketCors(ctx.db, bucket.id, rulesFromXml(body));
     return reply.code(200).send();
   },

@@ -9,10 +9,12 @@ import { AppError } from '../domain/errors.js';
 import { deleteObject } from '../domain/objects.js';
 import { fromAppError, s3Errors } from './errors.js';
 import { ownBucket, sendXml, type Handler } from './handler-support.js';
-import { smallXmlBody } from './payload.js';
+import { xmlBody, type XmlBodyLimits } from './payload.js';
 import { parseXml, type XmlElement } from './xml.js';
 
 const MAX_KEYS = 1000;
+/** 1000 keys of up to 1024 bytes (some escaped), each Object of at most 6 elements (Key, VersionId, ETag, LastModifiedTime, Size). */
+const DELETE_BODY: XmlBodyLimits = { maxBytes: MAX_KEYS * 2048 + 1024, maxTags: MAX_KEYS * 12 + 64 };
 
 const field = (value: unknown, name: string): unknown => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined);
 
@@ -36,8 +38,8 @@ function parseDelete(body: string): { quiet: boolean; objects: { key: string; ve
 
 export const DeleteObjects: Handler = async (ctx, request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
-  // smallXmlBody checks Content-MD5 (which S3 requires here) or the flexible checksum SDKs send instead, when present.
-  const body = await smallXmlBody(request, target.caller.claimed.payloadHash, target.caller);
+  // xmlBody checks Content-MD5 (which S3 requires here) or the flexible checksum SDKs send instead, when present.
+  const body = await xmlBody(request, target.caller.claimed.payloadHash, target.caller, DELETE_BODY);
   const { quiet, objects } = parseDelete(body);
   const deleted: XmlElement[] = [];
   const failed: XmlElement[] = [];

@@ -12,6 +12,8 @@ export class S3Error extends Error {
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** Elements S3 adds to this error's body after Message (HeadersNotSigned). */
+    readonly details: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'S3Error';
@@ -29,6 +31,9 @@ export const s3Errors = {
     ),
   timeTooSkewed: () => new S3Error('RequestTimeTooSkewed', 403, 'The difference between the request time and the current time is too large.'),
   expired: () => new S3Error('AccessDenied', 403, 'Request has expired'),
+  notYetValid: () => new S3Error('AccessDenied', 403, 'Request is not yet valid'),
+  headersNotSigned: (names: string[]) =>
+    new S3Error('AccessDenied', 403, 'There were headers present in the request which were not signed', {}, { HeadersNotSigned: names.join(', ') }),
   malformedAuth: (why: string) => new S3Error('AuthorizationHeaderMalformed', 403, `The authorization header is malformed: ${why}`),
   malformedQueryAuth: (why: string) => new S3Error('AuthorizationQueryParametersError', 403, why),
   missingAuth: () => new S3Error('AccessDenied', 403, 'Access Denied: the request is not signed (only signed requests are served)'),
@@ -45,6 +50,7 @@ export const s3Errors = {
   bucketNotEmpty: () => new S3Error('BucketNotEmpty', 409, 'The bucket you tried to delete is not empty'),
   contentSha256Mismatch: () => new S3Error('XAmzContentSHA256Mismatch', 400, "The provided 'x-amz-content-sha256' header does not match what was computed."),
   malformedXml: () => new S3Error('MalformedXML', 400, 'The XML you provided was not well-formed'),
+  bodyTooLarge: () => new S3Error('MaxMessageLengthExceeded', 400, 'Your request was too big.'),
   invalidArgument: (message: string) => new S3Error('InvalidArgument', 400, message),
   invalidRequest: (message: string) => new S3Error('InvalidRequest', 400, message),
   missingContentLength: () => new S3Error('MissingContentLength', 411, 'You must provide the Content-Length HTTP header.'),

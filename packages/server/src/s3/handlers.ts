@@ -23,12 +23,13 @@ import { MULTIPART_HANDLERS } from './multipart-handlers.js';
 import { MULTIPART_LIST_HANDLERS } from './multipart-lists.js';
 import { readObject } from './object-reads.js';
 import type { S3Operation } from './operations.js';
-import { bodyStream, smallXmlBody } from './payload.js';
+import { bodyStream, xmlBody } from './payload.js';
 import { CopyObject } from './copy-object.js';
 import { UploadPartCopy } from './upload-part-copy.js';
 import { TAGGING_HANDLERS } from './tagging.js';
 import { writeConditionOf } from './conditions.js';
 import { checksumHeaders } from './object-reads.js';
+import { parseXml } from './xml.js';
 
 export type { S3Target } from './handler-support.js';
 
@@ -46,7 +47,8 @@ export const HANDLERS: Record<S3Operation, Handler> = {
     const acl = request.headers['x-amz-acl'];
     if (acl !== undefined && acl !== 'private' && acl !== 'public-read') throw s3Errors.notImplemented(`x-amz-acl: ${String(acl)}`);
     // The body may be a CreateBucketConfiguration naming a region; every region is this one, so it is read and let go.
-    await smallXmlBody(request, caller.claimed.payloadHash);
+    const configuration = await xmlBody(request, caller.claimed.payloadHash);
+    if (configuration.trim() !== '' && parseXml(configuration) === null) throw s3Errors.malformedXml();
     try {
       await createBucket(ctx.db, caller.owner.user.id, { name: bucket, public: acl === 'public-read' }, ctx.config.maxBucketsPerUser);
     } catch (error) {

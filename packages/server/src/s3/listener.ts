@@ -176,6 +176,6 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown)
   reply.code(s3Error.status).headers(s3Error.headers).header('x-amz-request-id', request.id);
   if (request.method === 'HEAD') return reply.send();
   const resource = decodePath(splitUrl(request.url).path).join('/');
-  const body = xmlDocument('Error', { Code: s3Error.code, Message: s3Error.message, Resource: resource, RequestId: request.id }, false);
+  const body = xmlDocument('Error', { Code: s3Error.code, Message: s3Error.message, ...s3Error.details, Resource: resource, RequestId: request.id }, false);
   return reply.header('content-type', 'application/xml').send(body);
 }

@@ -5,11 +5,10 @@
  * A part's body streams to the blob store as PutObject's does; its ETag is
  * its MD5.
  */
-import type { FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { CHECKSUM_ALGORITHMS, isComposite } from '../domain/checksum-algorithms.js';
 import { completeUpload, type ListedPart } from '../domain/multipart-complete.js';
-import { abortUpload, beginUpload, parsePartNumber, requireUpload, storePart } from '../domain/multipart.js';
+import { abortUpload, beginUpload, MAX_PART_NUMBER, parsePartNumber, requireUpload, storePart } from '../domain/multipart.js';
 import { MultipartRefused, type MultipartRefusal } from '../domain/multipart-refusals.js';
 import { parseFilename } from '../domain/objects.js';
 import { checkWriteCondition } from '../domain/uploads.js';
@@ -19,14 +18,18 @@ import { S3Error, s3Errors } from './errors.js';
 import { ownBucket, ownBucketForNewObject, sendXml, type Handler, type S3Target } from './handler-support.js';
 import { metadataOf } from './metadata.js';
 import type { S3Operation } from './operations.js';
-import { bodyStream } from './payload.js';
+import { bodyStream, xmlBody, type XmlBodyLimits } from './payload.js';
 import { checksumAlgorithmOf, sentChecksumAlgorithm } from './checksums.js';
 import { checksumHeaders } from './object-reads.js';
 import { queryValue, strictEncode } from './query.js';
 import { parseXml } from './xml.js';
 
-/** A part list names up to 10,000 parts, each with its ETag and perhaps a checksum: far more than other bucket bodies. */
-const MAX_COMPLETE_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * A part list names up to 10,000 parts. A part is a few hundred bytes (its
+ * number, its quoted ETag, a checksum, some whitespace) and at most 8
+ * elements (Part, PartNumber, ETag and the five checksums), 16 tags.
+ */
+const COMPLETE_BODY: XmlBodyLimits = { maxBytes: MAX_PART_NUMBER * 320 + 1024, maxTags: MAX_PART_NUMBER * 16 + 64 };
 
 const S3_CODES: Record<MultipartRefusal, string> = {
   'no-upload': 'NoSuchUpload',
@@ -103,10 +106,14 @@ const handlers: Record<MultipartOperation, Handler> = {
 
   async CompleteMultipartUpload(ctx, request, reply, target) {
     const bucket = await ownBucket(ctx, target);
-    // As PutObject: refused early when it cannot hold, and checked again in the commit.
+    // The cheap checks before the body is read: the upload is in the caller's bucket, and (as PutObject) the
+    // write condition holds; both are checked again in the commit.
+    await requireUpload(ctx.storage, bucket, uploadIdOf(target));
     const condition = writeConditionOf(request.headers);
     if (condition) await checkWriteCondition(ctx.storage, bucket.id, parseFilename(target.key), condition);
-    const parts = partList(await completeBody(request, target));
+    // The body's checksum headers describe the object, not the body.
+    const body = await xmlBody(request, target.caller.claimed.payloadHash, target.caller, COMPLETE_BODY, { objectChecksumHeaders: true });
+    const parts = partList(body);
     const result = await completeUpload(ctx.storage, {
       owner: target.caller.owner.user,
       bucket,
@@ -138,19 +145,6 @@ export const MULTIPART_HANDLERS: Pick<Record<S3Operation, Handler>, MultipartOpe
   CompleteMultipartUpload: answeringRefusals(handlers.CompleteMultipartUpload),
   AbortMultipartUpload: answeringRefusals(handlers.AbortMultipartUpload),
 };
-
-/** The part list, read whole (it is small) and decoded and checked as any body is. */
-async function completeBody(request: FastifyRequest, target: S3Target): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const body = bodyStream(request, target.caller.claimed.payloadHash, target.caller, { objectChecksumHeaders: true });
-  for await (const chunk of body.stream as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_COMPLETE_BODY_BYTES) throw s3Errors.invalidArgument('The request body is too large for this operation');
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** <CompleteMultipartUpload><Part><PartNumber/><ETag/></Part>…; anything else, or no part at all, is MalformedXML. */
 function partList(text: string): ListedPart[] {

@@ -26,7 +26,7 @@ import { refuseUnsupportedWrite, S3_PERMISSION } from './operations.js';
 import { readPostForm, type PostForm } from './post-form.js';
 import { checkConditions, parsePolicy, policySignatureMatches, type PostPolicy } from './post-policy.js';
 import { splitUrl } from './query.js';
-import { parseCredential } from './sigv4.js';
+import { amzDateMs, parseCredential } from './sigv4.js';
 import { xmlDocument } from './xml.js';
 
 const tooLarge = () => new S3Error('EntityTooLarge', 400, 'Your proposed upload exceeds the maximum allowed size');
@@ -107,7 +107,7 @@ async function authenticateForm(ctx: AppContext, request: FastifyRequest, form: 
   }
   ctx.s3Credentials.keepSigningKey(credential.accessKeyId, owner.sealedSecret, credential.scope, signingKey);
   await ctx.rateLimits.consumeUser(owner.user.id, planOf(owner.user));
-  const policy: PostPolicy = parsePolicy(policyBase64, Date.now());
+  const policy: PostPolicy = parsePolicy(policyBase64, Date.now(), amzDateMs(credential.amzDate));
   return { owner, policy };
 }
 

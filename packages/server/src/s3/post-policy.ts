@@ -8,6 +8,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { S3Error, s3Errors } from './errors.js';
+import { MAX_PRESIGNED_SECONDS, MAX_SKEW_MS } from './sigv4.js';
 
 type Condition =
   | { kind: 'eq'; field: string; value: string; source: unknown }
@@ -30,8 +31,12 @@ export function policySignatureMatches(policyBase64: string, signature: string, 
   return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
 }
 
-/** The policy document, checked for shape and expiry against `now`. */
-export function parsePolicy(policyBase64: string, now: number): PostPolicy {
+/**
+ * The policy document, checked for shape and expiry against `now`. Like a
+ * presigned url, a policy lives at most 7 days from the x-amz-date it was
+ * signed at (`signedAt`), which may be ahead of now by the clock skew at most.
+ */
+export function parsePolicy(policyBase64: string, now: number, signedAt: number): PostPolicy {
   let document: unknown;
   try {
     document = JSON.parse(Buffer.from(policyBase64, 'base64').toString('utf8'));
@@ -42,6 +47,10 @@ export function parsePolicy(policyBase64: string, now: number): PostPolicy {
   const expires = typeof expiration === 'string' ? Date.parse(expiration) : NaN;
   if (Number.isNaN(expires)) throw invalidPolicy(`Invalid 'expiration' value: '${String(expiration)}'`);
   if (expires <= now) throw s3Errors.accessDenied('Invalid according to Policy: Policy expired.');
+  if (expires - signedAt > MAX_PRESIGNED_SECONDS * 1000) {
+    throw invalidPolicy(`Invalid 'expiration' value: '${String(expiration)}' is more than 7 days after x-amz-date`);
+  }
+  if (signedAt - now > MAX_SKEW_MS) throw s3Errors.notYetValid();
   if (!Array.isArray(conditions)) throw invalidPolicy("the policy needs a 'conditions' list");
   const parsed = conditions.flatMap(parseCondition);
   const length = parsed.find((condition) => condition.kind === 'length');

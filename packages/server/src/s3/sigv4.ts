@@ -110,13 +110,17 @@ function parseSignedHeaders(list: string): string[] {
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
-const amzDateMs = (amzDate: string): number =>
+/** X-Amz-Date (yyyymmddThhmmssZ, checked by parseCredential) in ms since the epoch. */
+export const amzDateMs = (amzDate: string): number =>
   Date.UTC(+amzDate.slice(0, 4), +amzDate.slice(4, 6) - 1, +amzDate.slice(6, 8), +amzDate.slice(9, 11), +amzDate.slice(11, 13), +amzDate.slice(13, 15));
 
 /**
  * The clock rules: a signed header is good for 15 minutes either side of
- * now; a presigned url from its date for X-Amz-Expires seconds (at most 7
- * days), and not from further in the future than the same skew.
+ * now. A presigned url lives X-Amz-Expires seconds (at most 7 days) from its
+ * X-Amz-Date; a date up to 15 minutes ahead is the signer's clock skew, but
+ * while it is ahead the url is not served if it would then outlive 7 days
+ * from now (S3's "Request is not yet valid"), so no url is usable for more
+ * than 7 days in all.
  */
 export function checkTime(claimed: ClaimedSignature, query: QueryPairs, now: number): void {
   const signedAt = amzDateMs(claimed.amzDate);
@@ -128,8 +132,26 @@ export function checkTime(claimed: ClaimedSignature, query: QueryPairs, now: num
   const expires = queryValue(query, 'X-Amz-Expires');
   if (expires === undefined || !/^\d{1,7}$/.test(expires)) throw s3Errors.malformedQueryAuth('X-Amz-Expires must be a number of seconds');
   if (Number(expires) > MAX_PRESIGNED_SECONDS) throw s3Errors.malformedQueryAuth(`X-Amz-Expires must be at most ${MAX_PRESIGNED_SECONDS} seconds (7 days)`);
-  if (signedAt - now > MAX_SKEW_MS) throw s3Errors.timeTooSkewed();
-  if (now > signedAt + Number(expires) * 1000) throw s3Errors.expired();
+  const expiresAt = signedAt + Number(expires) * 1000;
+  if (signedAt - now > MAX_SKEW_MS || expiresAt - now > MAX_PRESIGNED_SECONDS * 1000) throw s3Errors.notYetValid();
+  if (now > expiresAt) throw s3Errors.expired();
+}
+
+/**
+ * S3 signs what it acts on: an x-amz-* header the request carries but did not
+ * sign is refused (HeadersNotSigned), or a presigned PutObject signed over
+ * `host` alone would become a CopyObject by adding x-amz-copy-source. The
+ * payload's hash is exempt (it is in the canonical request either way: a
+ * changed one fails the signature), as is, for a signed header, x-amz-date
+ * (in the string to sign). Other headers (Content-Type and the like) may go
+ * unsigned, as in S3.
+ */
+export function checkSignedHeaders(claimed: ClaimedSignature, headers: IncomingHttpHeaders): void {
+  const signed = new Set(claimed.signedHeaders);
+  const unsigned = Object.keys(headers).filter(
+    (name) => name.startsWith('x-amz-') && !signed.has(name) && name !== 'x-amz-content-sha256' && !(name === 'x-amz-date' && !claimed.presigned),
+  );
+  if (unsigned.length > 0) throw s3Errors.headersNotSigned(unsigned);
 }
 
 /** Whether the claimed signature is the one the signing key of its scope (S3CredentialSealer.signingKey) makes for this request (compared in constant time). */
