@@ -37,6 +37,8 @@ export interface Config {
   publicRateLimit: number;
   /** Client API (dashboard sessions) requests per user per window, whatever the plan. */
   clientRateLimit: number;
+  /** Requests through signed urls (share links) per client IP per window: a budget of their own, never their owner's. */
+  signedUrlRateLimit: number;
   /** Sign-ups per client IP per hour. */
   signupRateLimit: number;
   /** Live buckets one user may have. */
@@ -239,6 +241,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     plans,
     publicRateLimit: integer(env, 'PUBLIC_RATE_LIMIT', 600, 1),
     clientRateLimit: integer(env, 'CLIENT_RATE_LIMIT', 600, 1),
+    signedUrlRateLimit: integer(env, 'SIGNED_URL_RATE_LIMIT', 600, 1),
     signupRateLimit: integer(env, 'SIGNUP_RATE_LIMIT', 10, 1),
     maxBucketsPerUser: integer(env, 'MAX_BUCKETS_PER_USER', 100, 1),
     maxKeysPerUser: integer(env, 'MAX_KEYS_PER_USER', 100, 1),
