@@ -77,7 +77,7 @@ export interface Config {
   idleTimeoutSeconds: number;
   /** A request's headers must arrive within this long. */
   headersTimeoutSeconds: number;
-  /** Open connections one client address may hold; 0: no cap (behind a proxy, every client is the proxy). */
+  /** Requests in progress one client address may have (4 times as many sockets); 0: no cap (behind a proxy, every client is the proxy). */
   maxConnectionsPerIp: number;
   /** GET /metrics (Prometheus text) is served. */
   metrics: boolean;
