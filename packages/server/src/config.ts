@@ -45,7 +45,7 @@ export interface Config {
   maxBucketsPerUser: number;
   /** Live API keys one user may have. */
   maxKeysPerUser: number;
-  /** Uploads (beyond the inline size) one user may have in flight at once. */
+  /** Uploads (beyond the inline size) one user may have in flight at once; the default (64) lets two ordinary tools run at once. */
   maxUploadsPerUser: number;
   /** Login attempts per 15 minutes, per account and per client IP. */
   loginRateLimit: number;
@@ -245,7 +245,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     signupRateLimit: integer(env, 'SIGNUP_RATE_LIMIT', 10, 1),
     maxBucketsPerUser: integer(env, 'MAX_BUCKETS_PER_USER', 100, 1),
     maxKeysPerUser: integer(env, 'MAX_KEYS_PER_USER', 100, 1),
-    maxUploadsPerUser: integer(env, 'MAX_UPLOADS_PER_USER', 10, 1),
+    maxUploadsPerUser: integer(env, 'MAX_UPLOADS_PER_USER', 64, 1),
     loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 1),
     rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
     maxFileBytes: integer(env, 'MAX_FILE_BYTES', 5 * 1024 ** 3, 0),
