@@ -56,6 +56,8 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   app.decorateRequest('principal', null, []);
   app.decorateRequest('errorCode', null, []);
   app.decorateRequest('meteredAs', null, []);
+  // First, so every route takes it, the plugins' own (GET /metrics) too: a route keeps the error handler set when it was added.
+  installErrorHandlers(app);
 
   await app.register(backgroundWork, ctx);
   await app.register(requestHooks, ctx);
@@ -69,7 +71,6 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     limits: { fileSize: config.maxFileBytes + 1, files: 1, fields: MULTIPART_FIELDS, parts: MULTIPART_FIELDS + 1, fieldSize: 1024, headerPairs: 20 },
   });
   await app.register(openApi, { publicUrl: config.publicUrl });
-  installErrorHandlers(app);
 
   registerHealthRoutes(app, ctx);
   registerAccountRoutes(app, ctx);
