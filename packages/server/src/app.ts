@@ -56,20 +56,22 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   app.decorateRequest('principal', null, []);
   app.decorateRequest('errorCode', null, []);
   app.decorateRequest('meteredAs', null, []);
+  // First, so every route takes it, the plugins' own (GET /metrics) too: a route keeps the error handler set when it was added.
+  installErrorHandlers(app);
+  // Before any other hook: a request past the per-address cap is refused before it costs anything.
+  await app.register(connectionLimits, ctx);
 
   await app.register(backgroundWork, ctx);
   await app.register(requestHooks, ctx);
   // One set of counts for both listeners (the S3 listener records into it too).
   const meter = config.metrics ? new Metrics(ctx) : null;
   if (meter) await app.register(metrics, { ctx, meter });
-  await app.register(connectionLimits, ctx);
   await app.register(fastifyCookie);
   // One file part and a few small text fields: text fields are held in memory, so they are kept tiny.
   await app.register(fastifyMultipart, {
     limits: { fileSize: config.maxFileBytes + 1, files: 1, fields: MULTIPART_FIELDS, parts: MULTIPART_FIELDS + 1, fieldSize: 1024, headerPairs: 20 },
   });
   await app.register(openApi, { publicUrl: config.publicUrl });
-  installErrorHandlers(app);
 
   registerHealthRoutes(app, ctx);
   registerAccountRoutes(app, ctx);

@@ -37,13 +37,15 @@ export interface Config {
   publicRateLimit: number;
   /** Client API (dashboard sessions) requests per user per window, whatever the plan. */
   clientRateLimit: number;
+  /** Requests through signed urls (share links) per client IP per window: a budget of their own, never their owner's. */
+  signedUrlRateLimit: number;
   /** Sign-ups per client IP per hour. */
   signupRateLimit: number;
   /** Live buckets one user may have. */
   maxBucketsPerUser: number;
   /** Live API keys one user may have. */
   maxKeysPerUser: number;
-  /** Uploads (beyond the inline size) one user may have in flight at once. */
+  /** Uploads (beyond the inline size) one user may have in flight at once; the default (64) lets two ordinary tools run at once. */
   maxUploadsPerUser: number;
   /** Login attempts per 15 minutes, per account and per client IP. */
   loginRateLimit: number;
@@ -75,7 +77,7 @@ export interface Config {
   idleTimeoutSeconds: number;
   /** A request's headers must arrive within this long. */
   headersTimeoutSeconds: number;
-  /** Open connections one client address may hold; 0: no cap (behind a proxy, every client is the proxy). */
+  /** Requests in progress one client address may have (4 times as many sockets); 0: no cap (behind a proxy, every client is the proxy). */
   maxConnectionsPerIp: number;
   /** GET /metrics (Prometheus text) is served. */
   metrics: boolean;
@@ -239,10 +241,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     plans,
     publicRateLimit: integer(env, 'PUBLIC_RATE_LIMIT', 600, 1),
     clientRateLimit: integer(env, 'CLIENT_RATE_LIMIT', 600, 1),
+    signedUrlRateLimit: integer(env, 'SIGNED_URL_RATE_LIMIT', 600, 1),
     signupRateLimit: integer(env, 'SIGNUP_RATE_LIMIT', 10, 1),
     maxBucketsPerUser: integer(env, 'MAX_BUCKETS_PER_USER', 100, 1),
     maxKeysPerUser: integer(env, 'MAX_KEYS_PER_USER', 100, 1),
-    maxUploadsPerUser: integer(env, 'MAX_UPLOADS_PER_USER', 10, 1),
+    maxUploadsPerUser: integer(env, 'MAX_UPLOADS_PER_USER', 64, 1),
     loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 1),
     rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
     maxFileBytes: integer(env, 'MAX_FILE_BYTES', 5 * 1024 ** 3, 0),

@@ -1,13 +1,17 @@
 /**
  * Slow and greedy clients, with real sockets: stalled connections are closed
- * (IDLE_TIMEOUT_SECONDS, HEADERS_TIMEOUT_SECONDS), one address cannot hold
- * more than MAX_CONNECTIONS_PER_IP, and an upload whose bytes keep moving is
- * never cut.
+ * (IDLE_TIMEOUT_SECONDS, HEADERS_TIMEOUT_SECONDS), a flood of them from one
+ * address leaves room for everyone else, and an upload whose bytes keep
+ * moving is never cut. MAX_CONNECTIONS_PER_IP: connections-in-progress.test.ts.
  */
-import { request as httpRequest } from 'node:http';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { Agent, request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, signUp, type TestUser } from './helpers/client.js';
+import { SOCKETS_PER_REQUEST } from '../src/http/plugins/connections.js';
+import { devApi, json, signUp, type TestUser } from './helpers/client.js';
+import { sdkClient } from './helpers/s3-client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -102,18 +106,161 @@ describe('slow clients', () => {
     expect(JSON.parse(result.body).data).toEqual({ filename: 'trickle.bin', size: 12 * 2048, updated: false });
   });
 
-  it('the S3 listener has the same guard: stalled sockets past the cap closed at once, the rest after the idle timeout', async () => {
+  it('the S3 listener has the same guard: 300 stalled sockets from one address, the rest served at once, the stalled ones closed', async () => {
     const s3Port = Number(new URL(server.s3Url!).port);
-    // One after another, so the 10 past the cap of 50 are known, and judged by order rather than by the clock.
-    const sockets: { closed: Promise<number> }[] = [];
-    for (let i = 0; i < 60; i++) sockets.push(await stalled('127.0.0.10', 'GET /some-bucket HTTP/1.1\r\nHost: pail\r\n', s3Port));
+    const sockets = await Promise.all(Array.from({ length: 300 }, () => stalled('127.0.0.10', 'GET /some-bucket HTTP/1.1\r\nHost: pail\r\n', s3Port)));
+    const started = Date.now();
     const response = await fetch(`${server.s3Url}/`);
     expect(response.status).toBe(403);
     expect(await response.text()).toContain('<Code>AccessDenied</Code>');
+    expect(Date.now() - started).toBeLessThan(1000);
     const closedAt = await Promise.all(sockets.map((s) => s.closed));
-    const kept = closedAt.slice(0, 50);
-    const refused = closedAt.slice(50);
-    // Those past the cap were closed on arrival, before the header timeout closed any of those kept.
-    expect(Math.max(...refused)).toBeLessThanOrEqual(Math.min(...kept));
+    expect(Math.max(...closedAt) - started).toBeLessThan(5000);
+  });
+});
+
+/**
+ * MAX_CONNECTIONS_PER_IP counts requests in progress (as nginx's limit_conn
+ * does), not sockets: a client's idle keep-alive pool never meets it, one
+ * request past it is answered 503 with Retry-After in the listener's format,
+ * and a flood of stalled sockets from one address closes its oldest idle ones.
+ */
+describe('requests in progress per address (MAX_CONNECTIONS_PER_IP=50)', () => {
+  const CAP = 50;
+  let busy: TestServer;
+  let busyPort: number;
+  let owner: TestUser;
+
+  beforeAll(async () => {
+    busy = await startTestServer({ s3: true, env: { MAX_CONNECTIONS_PER_IP: String(CAP), IDLE_TIMEOUT_SECONDS: '30', HEADERS_TIMEOUT_SECONDS: '30' } });
+    busyPort = Number(new URL(busy.url).port);
+    owner = await signUp(busy.url);
+  });
+  afterAll(() => busy.close());
+
+  /** A GET through `agent`, its status and body, or the error the socket failed with. */
+  function get(agent: Agent, path: string): Promise<{ status: number; body: string } | Error> {
+    return new Promise((resolve) => {
+      const request = httpRequest(`${busy.url}${path}`, { agent }, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        response.on('error', resolve);
+      });
+      request.on('error', resolve);
+      request.end();
+    });
+  }
+
+  /** A request with a body that stays in progress: its headers and 10 bytes of 1000, then nothing; resolves once the server took it. */
+  function held(head: string, toPort: number): Promise<Socket> {
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: toPort }, () => {
+        socket.write(`${head}Content-Length: 1000\r\nExpect: 100-continue\r\n\r\n`);
+      });
+      // Node answers 100 Continue as it hands the request on.
+      socket.once('data', (data: Buffer) => {
+        if (!data.toString().startsWith('HTTP/1.1 100')) return reject(new Error(`not held: ${data.toString()}`));
+        socket.write(Buffer.alloc(10, 1));
+        resolve(socket);
+      });
+      socket.on('error', () => {});
+      socket.once('close', () => reject(new Error('closed without an answer')));
+    });
+  }
+
+  /** Fetches until the answer has `status` (the server counts a held request a moment after its 100 Continue). */
+  async function fetchUntil(url: string, status: number): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      const response = await fetch(url);
+      if (response.status === status || attempt === 40) return response;
+      await response.arrayBuffer();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('a pool of 100 idle keep-alive sockets and ordinary requests on them and on new ones: every request answered, none reset', async () => {
+    // 100 agents of one socket each: a pool of 100 sockets kept open between requests.
+    const agents = Array.from({ length: 100 }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
+    try {
+      const answers: ({ status: number; body: string } | Error)[] = [];
+      for (let round = 0; round < 3; round++) {
+        // At most 25 at once, in waves over the whole pool, with fetch's own pool beside them.
+        for (let wave = 0; wave < 100; wave += 25) {
+          const batch = agents.slice(wave, wave + 25).map((agent) => get(agent, '/healthz'));
+          const fetched = Array.from({ length: 5 }, () => fetch(`${busy.url}/healthz`).then(async (r) => ({ status: r.status, body: await r.text() })));
+          answers.push(...(await Promise.all([...batch, ...fetched])));
+        }
+      }
+      const failures = answers.filter((answer) => answer instanceof Error || answer.status !== 200);
+      expect(failures).toEqual([]);
+      expect(answers).toHaveLength(3 * 4 * 30);
+    } finally {
+      for (const agent of agents) agent.destroy();
+    }
+  });
+
+  it('one request past the cap is answered 503 {error, code: "SlowDown"} with Retry-After, and is let in once one has finished', async () => {
+    const bucket = (await json(await devApi(busy.url, owner)('', { method: 'POST', body: JSON.stringify({ name: `held-${Date.now()}` }) }))).data.id;
+    const sockets = await Promise.all(
+      Array.from({ length: CAP }, (_, i) =>
+        held(`PUT /api/v1/buckets/${bucket}/files/held-${i}.bin HTTP/1.1\r\nHost: pail\r\nx-api-key: ${owner.apiKey}\r\n`, busyPort),
+      ),
+    );
+    try {
+      const refused = await fetchUntil(`${busy.url}/healthz`, 503);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(await json(refused)).toEqual({ error: expect.stringMatching(/^Slow down: 50 requests/), code: 'SlowDown' });
+      sockets.pop()!.destroy();
+      expect((await fetchUntil(`${busy.url}/healthz`, 200)).status).toBe(200);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+  });
+
+  it('the S3 listener answers past the cap 503 SlowDown in XML with Retry-After', async () => {
+    const s3 = sdkClient(busy.s3Url!, owner, { requestChecksumCalculation: 'WHEN_REQUIRED' });
+    const bucketName = (await json(await devApi(busy.url, owner)('', { method: 'POST', body: JSON.stringify({ name: `held-s3-${Date.now()}` }) }))).data.name;
+    const s3Port = Number(new URL(busy.s3Url!).port);
+    const heads = await Promise.all(
+      Array.from({ length: CAP }, async (_, i) => {
+        const url = new URL(await getSignedUrl(s3, new PutObjectCommand({ Bucket: bucketName, Key: `held-${i}.bin` }), { expiresIn: 300 }));
+        return `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
+      }),
+    );
+    const sockets = await Promise.all(heads.map((head) => held(head, s3Port)));
+    try {
+      const refused = await fetchUntil(`${busy.s3Url}/`, 503);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(await refused.text()).toContain('<Code>SlowDown</Code>');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+  });
+
+  it('a flood of stalled sockets past the ceiling closes the oldest idle ones, and the address is still served', async () => {
+    const ceiling = CAP * SOCKETS_PER_REQUEST;
+    const flood: { socket: Socket; closed: Promise<number> }[] = [];
+    for (let i = 0; i < ceiling + 5; i++) flood.push(await stalled('127.0.0.44', 'GET /healthz HTTP/1.1\r\nHost: pail\r\n', busyPort));
+    try {
+      const oldest = flood.slice(0, 5).map((s) => s.closed);
+      await Promise.all(oldest);
+      const stillOpen = flood.slice(5).filter((s) => !s.socket.destroyed && s.socket.readyState === 'open');
+      expect(stillOpen).toHaveLength(ceiling);
+      const served = await new Promise<number>((resolve, reject) => {
+        httpRequest(`${busy.url}/healthz`, { localAddress: '127.0.0.44', agent: false }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        })
+          .on('error', reject)
+          .end();
+      });
+      expect(served).toBe(200);
+    } finally {
+      for (const s of flood) s.socket.destroy();
+    }
   });
 });

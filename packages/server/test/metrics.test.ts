@@ -134,13 +134,35 @@ describe('GET /metrics', () => {
     expect(delta('pail_http_request_duration_seconds_count', { operation: 'GetObject' })).toBe(1);
   });
 
+  it('without METRICS_TOKEN, answers loopback addresses only: another address, or a request through a proxy, is refused', async () => {
+    for (const remoteAddress of ['127.0.0.1', '127.0.0.9', '::1']) {
+      const local = await server.app.inject({ url: '/metrics', remoteAddress });
+      expect(local.statusCode, remoteAddress).toBe(200);
+      expect(local.body).toContain('pail_http_requests_total');
+    }
+    for (const remoteAddress of ['203.0.113.9', '10.0.0.5', '::ffff:192.0.2.1', '2001:db8::1']) {
+      const remote = await server.app.inject({ url: '/metrics', remoteAddress });
+      expect(remote.statusCode, remoteAddress).toBe(403);
+      expect(remote.json()).toEqual({ error: expect.stringContaining('loopback addresses only'), code: 'Forbidden' });
+      expect(remote.body).not.toContain('pail_');
+    }
+    const proxied = await fetch(`${server.url}/metrics`, { headers: { 'x-forwarded-for': '127.0.0.1' } });
+    expect(proxied.status).toBe(403);
+    expect((await fetch(`${server.url}/metrics`, { headers: { forwarded: 'for=127.0.0.1' } })).status).toBe(403);
+  });
+
   it('METRICS_TOKEN requires the bearer token; METRICS=off serves nothing', async () => {
     const guarded = await startTestServer({ env: { METRICS_TOKEN: 'scrape-secret-123' } });
     const off = await startTestServer({ s3: true, env: { METRICS: 'off' } });
     try {
-      expect((await fetch(`${guarded.url}/metrics`)).status).toBe(401);
+      const refused = await fetch(`${guarded.url}/metrics`);
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toEqual({ error: 'Unauthorized', code: 'Unauthorized' });
       expect((await fetch(`${guarded.url}/metrics`, { headers: { authorization: 'Bearer wrong-secret-123' } })).status).toBe(401);
       expect(await scrape(guarded, { authorization: 'Bearer scrape-secret-123' })).toContain('pail_http_requests_total');
+      // With the token, from any address.
+      const remote = await guarded.app.inject({ url: '/metrics', remoteAddress: '203.0.113.9', headers: { authorization: 'Bearer scrape-secret-123' } });
+      expect(remote.statusCode).toBe(200);
       expect((await fetch(`${off.url}/metrics`)).status).toBe(404);
       // With nothing to record into, the S3 listener serves as ever.
       const offUser = await signUp(off.url);

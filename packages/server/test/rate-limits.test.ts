@@ -661,6 +661,9 @@ describe('configuration', () => {
     expect(defaults.clientRateLimit).toBe(600);
     expect(defaults.signupRateLimit).toBe(10);
     expect(loadConfig({ CLIENT_RATE_LIMIT: '7', SIGNUP_RATE_LIMIT: '8' })).toMatchObject({ clientRateLimit: 7, signupRateLimit: 8 });
+    expect(defaults.signedUrlRateLimit).toBe(600);
+    expect(loadConfig({ SIGNED_URL_RATE_LIMIT: '9' })).toMatchObject({ signedUrlRateLimit: 9 });
+    expect(() => loadConfig({ SIGNED_URL_RATE_LIMIT: '0' })).toThrow(/SIGNED_URL_RATE_LIMIT/);
     expect(defaults).toMatchObject({ maxBucketsPerUser: 100, maxKeysPerUser: 100 });
     expect(loadConfig({ MAX_BUCKETS_PER_USER: '3', MAX_KEYS_PER_USER: '4' })).toMatchObject({ maxBucketsPerUser: 3, maxKeysPerUser: 4 });
     for (const name of [

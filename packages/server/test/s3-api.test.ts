@@ -374,8 +374,8 @@ describe('credentials and signatures', () => {
 });
 
 describe('rate limit', () => {
-  it("spends the owner's Developer API budget; over it is 503 SlowDown with Retry-After", async () => {
-    const limited = await startTestServer({ s3: true, env: { PLAN_FREE_RATE_LIMIT: '2' } });
+  it("header-signed requests spend the owner's Developer API budget, presigned urls the reader's SIGNED_URL_RATE_LIMIT; over either is 503 SlowDown with Retry-After", async () => {
+    const limited = await startTestServer({ s3: true, env: { PLAN_FREE_RATE_LIMIT: '2', SIGNED_URL_RATE_LIMIT: '2' } });
     try {
       const user = await signUp(limited.url);
       const s3 = sdkClient(limited.s3Url ?? '', user);
@@ -386,6 +386,10 @@ describe('rate limit', () => {
       expect(over.status).toBe(503);
       expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(await over.text()).toContain('<Code>SlowDown</Code>');
+      // The owner's own budget was not spent by the url's readers.
+      expect((await s3.send(new ListBucketsCommand({}))).Buckets).toEqual([]);
+      expect((await s3.send(new ListBucketsCommand({}))).Buckets).toEqual([]);
+      expect(await s3Error(s3.send(new ListBucketsCommand({})))).toMatchObject({ name: 'SlowDown', status: 503 });
     } finally {
       await limited.close();
     }

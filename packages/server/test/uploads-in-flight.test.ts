@@ -22,8 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function newBucket(user: TestUser): Promise<number> {
-  const response = await fetch(`${server.url}/api/v1/buckets`, {
+async function newBucket(user: TestUser, on = server): Promise<number> {
+  const response = await fetch(`${on.url}/api/v1/buckets`, {
     method: 'POST',
     headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' },
     body: JSON.stringify({ name: `inflight-${Math.random().toString(36).slice(2, 10)}` }),
@@ -32,8 +32,8 @@ async function newBucket(user: TestUser): Promise<number> {
 }
 
 /** A PUT that declares `length`, sends `sent` bytes of it and stalls; resolves with the status line if the server answers. */
-function stalledPut(user: TestUser, bucket: number, name: string, length: number, sent: number) {
-  const socket: Socket = connect({ host: '127.0.0.1', port });
+function stalledPut(user: TestUser, bucket: number, name: string, length: number, sent: number, toPort = port) {
+  const socket: Socket = connect({ host: '127.0.0.1', port: toPort });
   let received = '';
   const answered = new Promise<string>((resolve) => {
     socket.on('data', (data: Buffer) => {
@@ -117,5 +117,28 @@ describe('uploads in flight', () => {
       body: new Uint8Array(300_000),
     });
     expect(after.status).toBe(201);
+  });
+});
+
+describe('the default MAX_UPLOADS_PER_USER', () => {
+  let defaults: TestServer;
+
+  beforeAll(async () => {
+    defaults = await startTestServer();
+  });
+  afterAll(() => defaults?.close());
+
+  it('is 64: 24 large uploads of one user at once (rclone --transfers 24) all pass', async () => {
+    const user = await signUp(defaults.url);
+    const bucket = await newBucket(user, defaults);
+    const toPort = Number(new URL(defaults.url).port);
+    const uploads = Array.from({ length: 24 }, (_, i) => stalledPut(user, bucket, `t${i}.bin`, 200_000, 100_000, toPort));
+    // All 24 are in flight at once: each has sent half its body and waits.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const upload of uploads) upload.socket.write(Buffer.alloc(100_000, 2));
+    const answers = await Promise.all(uploads.map((upload) => upload.answered));
+    for (const upload of uploads) upload.socket.destroy();
+    expect(answers).toEqual(Array.from({ length: 24 }, () => 'HTTP/1.1 201 Created'));
+    expect(defaults.config.maxUploadsPerUser).toBe(64);
   });
 });

@@ -27,6 +27,8 @@ export const ERROR_STATUS = {
   RateLimited: 429,
   InternalError: 500,
   ServiceUnavailable: 503,
+  /** One client address has MAX_CONNECTIONS_PER_IP requests in progress already (S3: 503 SlowDown). */
+  SlowDown: 503,
   InsufficientStorage: 507,
 } as const;
 

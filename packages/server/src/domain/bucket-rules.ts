@@ -104,9 +104,10 @@ export function checkDeclaredType(rules: BucketRules, declared: string): void {
 
 /**
  * The type the file is, from its declared type and its first bytes, if the
- * bucket takes it; else 415. A declared type the bytes contradict (a text
- * file named photo.png, declared image/png) is refused whatever the bucket
- * takes; a generic one becomes the detected type. Types file-type cannot
+ * bucket takes it; else 415. In a bucket with allowed types, a declared type
+ * the bytes contradict (a text file named photo.png, declared image/png) is
+ * refused even when the bucket takes both; a generic one becomes the detected
+ * type. A bucket without them keeps the declared type, unchecked. Types file-type cannot
  * recognise (text formats, SVG) are taken as declared when the bytes show
  * nothing else.
  */

@@ -49,6 +49,8 @@ export const errors = {
   headersTooLarge: () => new AppError('HeadersTooLarge', 'Request header fields too large: at most 16 KiB of headers'),
   rateLimited: (retryAfterSeconds: number) => new AppError('RateLimited', 'Rate limit exceeded', { 'retry-after': String(retryAfterSeconds) }),
   unavailable: (message: string) => new AppError('ServiceUnavailable', message),
+  tooManyInProgress: (max: number) =>
+    new AppError('SlowDown', `Slow down: ${max} requests from your address are in progress already; retry when one has finished`, { 'retry-after': '1' }),
   insufficientStorage: () => new AppError('InsufficientStorage', 'Insufficient storage: the server has no disk space left for this upload; try again later'),
   tooManyUploads: (max: number) =>
     new AppError('RateLimited', `Too many uploads in progress: at most ${max} at a time; try again when one has finished`, { 'retry-after': '1' }),

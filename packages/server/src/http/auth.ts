@@ -11,7 +11,6 @@ import { errors } from '../domain/errors.js';
 import { isUnlimited, NO_LIMITS, requireBucket, requireMayCreateBuckets, requirePermission, type KeyLimits } from '../domain/key-limits.js';
 import { userForToken } from '../domain/sessions.js';
 import { callerOfSignedUrl, permissionFor, SIGNED_PARAMS, type Grant } from '../domain/signed-urls.js';
-import { planOf } from '../domain/users.js';
 import type { AppContext, Principal } from './context.js';
 import { OPERATION_PERMISSION } from './operations.js';
 import { budgetHeaders } from './rate-limits.js';
@@ -58,6 +57,17 @@ async function refuseCredential(ctx: AppContext, request: FastifyRequest): Promi
   throw errors.unauthorized();
 }
 
+/**
+ * Every door spends a budget, the one its principal's door decides
+ * (RateLimits.spendFor), with the budget in the answer's headers. A route
+ * marked unmetered (a resumable upload's PATCH) spends none for a signed-in caller.
+ */
+async function spendBudget(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { principal } = request;
+  if (principal.via !== 'anonymous' && request.routeOptions.config.unmetered) return;
+  reply.headers(budgetHeaders(await ctx.rateLimits.spendFor(principal, request.ip)));
+}
+
 /** Developer API: `x-api-key` or `Authorization: Bearer <key>`, then the user's rate budget. */
 export function apiKeyAuth(ctx: AppContext) {
   return async function authenticateApiKey(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -66,13 +76,12 @@ export function apiKeyAuth(ctx: AppContext) {
     if (key === undefined) {
       if (!request.routeOptions.config.anonymousRead) return refuseCredential(ctx, request);
       request.principal = { via: 'anonymous', user: null };
-      reply.headers(budgetHeaders(await ctx.rateLimits.consumeIp(request.ip)));
-      return;
+      return spendBudget(ctx, request, reply);
     }
     const found = key === '' ? null : await ctx.apiKeys.authenticate(key);
     if (!found) return refuseCredential(ctx, request);
     request.principal = { via: 'api-key', user: found.user, keyId: found.keyId, limits: found.limits };
-    if (!request.routeOptions.config.unmetered) reply.headers(budgetHeaders(await ctx.rateLimits.consumeUser(found.user.id, planOf(found.user))));
+    await spendBudget(ctx, request, reply);
     if (!isUnlimited(found.limits)) enforceKeyLimits(request, found.limits);
   };
 }
@@ -84,7 +93,7 @@ export function sessionAuth(ctx: AppContext) {
     if (!principal) return refuseCredential(ctx, request);
     request.principal = principal;
     if (principal.via === 'session-cookie') refuseCrossSite(ctx, request);
-    if (!request.routeOptions.config.unmetered) reply.headers(budgetHeaders(await ctx.rateLimits.consumeClient(principal.user.id)));
+    await spendBudget(ctx, request, reply);
   };
 }
 
@@ -127,13 +136,9 @@ export function optionalAnyAuth(ctx: AppContext) {
     const token = typeof headerKey === 'string' ? headerKey : bearer(request);
     if (token !== undefined && looksLikeApiKey(token)) return byKey(request, reply);
     const session = await sessionPrincipal(ctx, request);
-    if (session) {
-      request.principal = session;
-      return;
-    }
-    if (token !== undefined) return refuseCredential(ctx, request);
-    request.principal = { via: 'anonymous', user: null };
-    reply.headers(budgetHeaders(await ctx.rateLimits.consumeIp(request.ip)));
+    if (token !== undefined && !session) return refuseCredential(ctx, request);
+    request.principal = session ?? { via: 'anonymous', user: null };
+    return spendBudget(ctx, request, reply);
   };
 }
 
@@ -164,7 +169,7 @@ async function authenticateSignedUrl(ctx: AppContext, request: FastifyRequest, r
   const caller = use instanceof Promise ? await use : use;
   const { grant } = caller;
   request.principal = { via: 'signed-url', user: caller.user, limits: caller.limits, grant };
-  reply.headers(budgetHeaders(await ctx.rateLimits.consumeUser(caller.user.id, planOf(caller.user))));
+  await spendBudget(ctx, request, reply);
   requirePermission(caller.limits, permissionFor(grant.method));
 }
 

@@ -5,6 +5,9 @@
  * - Client API (sessions): per user, its own budget (CLIENT_RATE_LIMIT), so a
  *   session token is no way around the plan's.
  * - Anonymous public downloads: per client IP.
+ * - Signed urls (share links, and S3 presigned urls): per client IP, a budget
+ *   of their own (SIGNED_URL_RATE_LIMIT), so a link handed out never spends
+ *   its owner's budget, nor is refused because the owner's script is busy.
  * - Sign-ups: per client IP, per hour.
  * - Login failures: per account from each client IP, and per client IP, over
  *   15 minutes. An account guessed at from one address stays open to its
@@ -15,7 +18,10 @@ import type { Plan } from '@pail/shared';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
+import type { AccountRow } from '../db/schema.js';
 import { errors } from '../domain/errors.js';
+import { planOf } from '../domain/users.js';
+import type { Principal } from './context.js';
 
 const LOGIN_WINDOW_SECONDS = 15 * 60;
 const SIGNUP_WINDOW_SECONDS = 60 * 60;
@@ -27,17 +33,24 @@ export interface Budget {
   resetSeconds: number;
 }
 
+/** Who spends a request's budget: the door it came through and its user (a Principal is one). */
+export type Spender = { via: Exclude<Principal['via'], 'anonymous'>; user: Pick<AccountRow, 'id' | 'plan'> } | { via: 'anonymous'; user: null };
+
 export class RateLimits {
   private readonly perPlan: Record<Plan, RateLimiterAbstract>;
   private readonly publicIp: RateLimiterAbstract;
   private readonly client: RateLimiterAbstract;
+  private readonly signedUrls: RateLimiterAbstract;
   private readonly signups: RateLimiterAbstract;
   private readonly loginByIp: RateLimiterAbstract;
   /** Keyed by account and address together: failures elsewhere never lock out the owner. */
   private readonly loginByAccount: RateLimiterAbstract;
 
   constructor(
-    private readonly config: Pick<Config, 'plans' | 'publicRateLimit' | 'clientRateLimit' | 'signupRateLimit' | 'loginRateLimit' | 'rateLimitWindowSeconds'> &
+    private readonly config: Pick<
+      Config,
+      'plans' | 'publicRateLimit' | 'clientRateLimit' | 'signedUrlRateLimit' | 'signupRateLimit' | 'loginRateLimit' | 'rateLimitWindowSeconds'
+    > &
       Partial<Pick<Config, 'redisKeyPrefix'>>,
     redis?: Redis,
   ) {
@@ -55,13 +68,34 @@ export class RateLimits {
     };
     this.publicIp = make('rl:ip', config.publicRateLimit, WINDOW_SECONDS);
     this.client = make('rl:client', config.clientRateLimit, WINDOW_SECONDS);
+    this.signedUrls = make('rl:signed', config.signedUrlRateLimit, WINDOW_SECONDS);
     this.signups = make('signup:ip', config.signupRateLimit, SIGNUP_WINDOW_SECONDS);
     this.loginByIp = make('login:ip', config.loginRateLimit * 5, LOGIN_WINDOW_SECONDS);
     this.loginByAccount = make('login:account', config.loginRateLimit, LOGIN_WINDOW_SECONDS);
   }
 
+  /**
+   * The one place that decides which budget a request spends, by the door it
+   * came through: a key its owner's plan budget, a session the Client API
+   * budget, a signed url the reader address's signed-url budget, nothing the
+   * address's anonymous budget. Throws 429 (with the budget) when it is gone.
+   */
+  spendFor(spender: Spender, ip: string): Promise<Budget> {
+    switch (spender.via) {
+      case 'api-key':
+        return this.consumeUser(spender.user.id, planOf(spender.user));
+      case 'session-cookie':
+      case 'session-token':
+        return this.consumeClient(spender.user.id);
+      case 'signed-url':
+        return spend(this.signedUrls, ip, this.config.signedUrlRateLimit);
+      case 'anonymous':
+        return this.consumeIp(ip);
+    }
+  }
+
   /** Spends one request of a user's budget; throws 429 (with the budget) when it is gone. */
-  consumeUser(userId: number, plan: Plan): Promise<Budget> {
+  private consumeUser(userId: number, plan: Plan): Promise<Budget> {
     return spend(this.perPlan[plan], `u${userId}`, this.config.plans[plan].ratePerMinute);
   }
 
@@ -70,7 +104,7 @@ export class RateLimits {
   }
 
   /** Spends one request of a user's Client API budget. */
-  consumeClient(userId: number): Promise<Budget> {
+  private consumeClient(userId: number): Promise<Budget> {
     return spend(this.client, `u${userId}`, this.config.clientRateLimit);
   }
 

@@ -3,11 +3,11 @@
  * every x-amz-* header it carries found among those it signed,
  * the key found by its access key id, the signature recomputed with the
  * key's secret; then the request spends one from the owner's Developer API
- * budget, as a request with the key itself would.
+ * budget, as a request with the key itself would (a presigned url: the
+ * reader address's signed-url budget, as a Pail signed url does).
  */
 import type { FastifyRequest } from 'fastify';
 import type { KeyOwner } from '../domain/api-keys.js';
-import { planOf } from '../domain/users.js';
 import type { AppContext } from '../http/context.js';
 import { s3Errors } from './errors.js';
 import { checkSignedHeaders, checkTime, claimedSignature, signatureMatches, type ClaimedSignature, type SignedRequest } from './sigv4.js';
@@ -35,6 +35,7 @@ export async function authenticateS3(ctx: AppContext, request: FastifyRequest, s
     throw s3Errors.signatureDoesNotMatch();
   }
   ctx.s3Credentials.keepSigningKey(claimed.accessKeyId, owner.sealedSecret, claimed.scope, signingKey);
-  await ctx.rateLimits.consumeUser(owner.user.id, planOf(owner.user));
+  // A presigned url is a share link: the reader's own budget, not the owner's (RateLimits.spendFor).
+  await ctx.rateLimits.spendFor({ via: claimed.presigned ? 'signed-url' : 'api-key', user: owner.user }, request.ip);
   return { owner, claimed, signingKey };
 }

@@ -82,6 +82,7 @@ const FROM_DOMAIN: Record<ErrorCode, { code: string; status: number }> = {
   RateLimited: { code: 'SlowDown', status: 503 },
   InternalError: { code: 'InternalError', status: 500 },
   ServiceUnavailable: { code: 'ServiceUnavailable', status: 503 },
+  SlowDown: { code: 'SlowDown', status: 503 },
   InsufficientStorage: { code: 'InsufficientStorage', status: 507 },
 };
 

@@ -15,7 +15,6 @@ import { getOwnBucketByName } from '../domain/buckets.js';
 import { requirePermission } from '../domain/key-limits.js';
 import { baseName, filenamePath, parseFilename } from '../domain/objects.js';
 import { uploadObject } from '../domain/uploads.js';
-import { planOf } from '../domain/users.js';
 import type { AppContext } from '../http/context.js';
 import { contentTypeFor } from '../http/uploads.js';
 import { addCorsHeaders, addCorsHeadersByStorageName } from './cors-answers.js';
@@ -82,7 +81,7 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
   }
 }
 
-/** The key that signed the policy, as auth.ts finds a signer: unknown keys and bad signatures spend the per-IP budget, good ones the owner's. */
+/** The key that signed the policy, as auth.ts finds a signer: unknown keys and bad signatures spend the per-IP budget, good ones the signed-url budget of the address. */
 async function authenticateForm(ctx: AppContext, request: FastifyRequest, form: PostForm) {
   const field = (name: string): string => {
     const value = form.fields.get(name);
@@ -106,7 +105,8 @@ async function authenticateForm(ctx: AppContext, request: FastifyRequest, form: 
     throw s3Errors.signatureDoesNotMatch();
   }
   ctx.s3Credentials.keepSigningKey(credential.accessKeyId, owner.sealedSecret, credential.scope, signingKey);
-  await ctx.rateLimits.consumeUser(owner.user.id, planOf(owner.user));
+  // A signed policy is handed to browsers, as a signed url is: their own budget (RateLimits.spendFor).
+  await ctx.rateLimits.spendFor({ via: 'signed-url', user: owner.user }, request.ip);
   const policy: PostPolicy = parsePolicy(policyBase64, Date.now(), amzDateMs(credential.amzDate));
   return { owner, policy };
 }

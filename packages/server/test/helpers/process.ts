@@ -23,6 +23,7 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
       HOST: '127.0.0.1',
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       PLAN_FREE_RATE_LIMIT: '100000',
+      SIGNED_URL_RATE_LIMIT: '100000',
       // The S3 listener's default port would clash between processes; a test that wants it says so.
       S3_API_PORT: 'off',
       ...env,

@@ -77,6 +77,7 @@ async function listening(
     PLAN_FREE_RATE_LIMIT: '100000',
     PUBLIC_RATE_LIMIT: '100000',
     CLIENT_RATE_LIMIT: '100000',
+    SIGNED_URL_RATE_LIMIT: '100000',
     SIGNUP_RATE_LIMIT: '100000',
     S3_API_PORT: s3Port,
     ...backend.env,

@@ -32,6 +32,7 @@ export async function bootApp(env: Record<string, string>, dataDir: string): Pro
     PLAN_FREE_RATE_LIMIT: '100000',
     PUBLIC_RATE_LIMIT: '100000',
     CLIENT_RATE_LIMIT: '100000',
+    SIGNED_URL_RATE_LIMIT: '100000',
     SIGNUP_RATE_LIMIT: '100000',
     ...env,
     DATA_DIR: dataDir,

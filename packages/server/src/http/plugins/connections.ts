@@ -2,10 +2,17 @@
  * Slow and greedy clients. A connection on which no byte has moved either way
  * for IDLE_TIMEOUT_SECONDS is closed, so a client that stops mid-request
  * cannot hold its socket and buffers for ever, while an upload or download
- * whose bytes keep moving is never cut. One address may hold at most
- * MAX_CONNECTIONS_PER_IP connections: past that a new one is closed at once,
- * so hundreds of stalled sockets from one place leave room for everyone else.
- * (Late headers are cut by the server's headersTimeout, set in app.ts.)
+ * whose bytes keep moving is never cut. (Late headers are cut by the server's
+ * headersTimeout, set in app.ts.)
+ *
+ * One address may have at most MAX_CONNECTIONS_PER_IP requests in progress, as
+ * nginx's limit_conn counts: one more is answered `503` with Retry-After in the
+ * listener's own format (Pail's JSON, S3's SlowDown), never reset. Idle
+ * keep-alive sockets are not counted, so a client's pool of them never meets
+ * the cap. An address's sockets of any kind are held to a ceiling far above
+ * it (SOCKETS_PER_REQUEST times): a new one past the ceiling closes the
+ * address's longest-idle socket that has no request in progress, so hundreds
+ * of stalled sockets from one place cannot pile up.
  *
  * Idleness is found by a sweep over the open sockets that compares their byte
  * counts, not by a socket timeout, which is re-armed on every read and write
@@ -13,32 +20,76 @@
  */
 import fp from 'fastify-plugin';
 import type { Socket } from 'node:net';
+import { errors } from '../../domain/errors.js';
 import type { AppContext } from '../context.js';
 import type { Scope } from '../route.js';
+
+/** How many sockets an address may hold per request it may have in progress. */
+export const SOCKETS_PER_REQUEST = 4;
+
+interface Seen {
+  moved: number;
+  since: number;
+  /** Requests in progress on the socket (more than one when pipelined). */
+  busy: number;
+}
+
+interface Address {
+  sockets: Set<Socket>;
+  busy: number;
+}
 
 export const connectionLimits = fp(
   async (app: Scope, ctx: AppContext) => {
     const cap = ctx.config.maxConnectionsPerIp;
+    const ceiling = cap * SOCKETS_PER_REQUEST;
     const idleMs = ctx.config.idleTimeoutSeconds * 1000;
-    const perAddress = new Map<string, number>();
-    const sockets = new Map<Socket, { moved: number; since: number }>();
+    const addresses = new Map<string, Address>();
+    const sockets = new Map<Socket, Seen>();
+
+    const addressOf = (name: string): Address => {
+      let found = addresses.get(name);
+      if (!found) addresses.set(name, (found = { sockets: new Set(), busy: 0 }));
+      return found;
+    };
 
     app.server.on('connection', (socket: Socket) => {
-      const address = socket.remoteAddress ?? '';
-      const count = (perAddress.get(address) ?? 0) + 1;
-      if (cap > 0 && count > cap) {
-        socket.destroy();
-        return;
-      }
-      perAddress.set(address, count);
-      sockets.set(socket, { moved: 0, since: Date.now() });
+      const name = socket.remoteAddress ?? '';
+      const address = addressOf(name);
+      if (cap > 0 && address.sockets.size >= ceiling) closeLongestIdle(address, sockets);
+      address.sockets.add(socket);
+      sockets.set(socket, { moved: 0, since: Date.now(), busy: 0 });
       socket.once('close', () => {
         sockets.delete(socket);
-        const left = (perAddress.get(address) ?? 1) - 1;
-        if (left === 0) perAddress.delete(address);
-        else perAddress.set(address, left);
+        address.sockets.delete(socket);
+        if (address.sockets.size === 0 && address.busy === 0) addresses.delete(name);
       });
     });
+
+    if (cap > 0) {
+      // The first hook a request meets here: a refusal costs no lookup, and is rendered by the listener's error handler.
+      app.addHook('onRequest', (request, reply, done) => {
+        const socket = request.raw.socket;
+        const name = socket.remoteAddress ?? '';
+        const address = addressOf(name);
+        if (address.busy >= cap) return done(errors.tooManyInProgress(cap));
+        address.busy++;
+        const seen = sockets.get(socket);
+        if (seen) {
+          seen.busy++;
+          seen.since = Date.now();
+        }
+        reply.raw.once('close', () => {
+          address.busy--;
+          if (seen) {
+            seen.busy--;
+            seen.since = Date.now();
+          }
+          if (address.sockets.size === 0 && address.busy === 0) addresses.delete(name);
+        });
+        done();
+      });
+    }
 
     const sweep = setInterval(
       () => {
@@ -60,3 +111,17 @@ export const connectionLimits = fp(
   },
   { name: 'pail-connection-limits' },
 );
+
+/** Closes the address's socket that has been idle longest with no request in progress (a stalled or unused one). */
+function closeLongestIdle(address: Address, sockets: Map<Socket, Seen>): void {
+  let oldest: Socket | undefined;
+  let oldestSince = Infinity;
+  for (const socket of address.sockets) {
+    const seen = sockets.get(socket);
+    if (seen && seen.busy === 0 && seen.since < oldestSince) {
+      oldest = socket;
+      oldestSince = seen.since;
+    }
+  }
+  oldest?.destroy();
+}

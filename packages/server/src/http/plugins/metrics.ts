@@ -106,7 +106,12 @@ export class Metrics {
   };
 }
 
-/** The Pail API's side: its requests recorded, and GET /metrics served (METRICS_TOKEN: with that bearer token). */
+/**
+ * The Pail API's side: its requests recorded, and GET /metrics served: with
+ * METRICS_TOKEN, to that bearer token only; without one, to loopback
+ * addresses only (what a request carried through a proxy says it came from
+ * is not loopback, so a proxy on the same host does not open it to everyone).
+ */
 export const metrics = fp(
   async (app: Scope, { ctx, meter }: { ctx: AppContext; meter: Metrics }) => {
     app.addHook('onResponse', meter.onResponse);
@@ -118,6 +123,8 @@ export const metrics = fp(
       schema: {},
       handler: async (request, reply) => {
         if (token !== undefined && !bearerMatches(request.headers.authorization, token)) throw errors.unauthorized();
+        if (token === undefined && !fromLoopback(request))
+          throw errors.forbidden('Metrics are served to loopback addresses only; set METRICS_TOKEN to scrape them from elsewhere');
         return reply.type(meter.registry.contentType).send(await meter.registry.metrics());
       },
     });
@@ -129,4 +136,10 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   const given = Buffer.from(/^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? '');
   const expected = Buffer.from(token);
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function fromLoopback(request: FastifyRequest): boolean {
+  if (request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined) return false;
+  const ip = request.ip;
+  return ip === '::1' || ip.startsWith('127.') || ip.startsWith('::ffff:127.');
 }
