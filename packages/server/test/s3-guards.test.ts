@@ -228,6 +228,22 @@ describe('bodies are bounded before they are parsed', () => {
     expect(response.status).toBe(400);
   });
 
+  it('a bucket configuration is at most 64 KiB and 8192 tags: past either it is refused unparsed', async () => {
+    const bucket = await newBucket();
+    const putCors = async (body: string) => {
+      const headers = await signedHeaders('PUT', `/${bucket}`, { cors: '' });
+      return fetch(`${s3Url}/${bucket}?cors=`, { method: 'PUT', headers, body });
+    };
+    const manyTags = await putCors(`<CORSConfiguration>${'<a/>'.repeat(9000)}</CORSConfiguration>`);
+    expect(manyTags.status).toBe(400);
+    expect(await manyTags.text()).toContain('<Code>MalformedXML</Code>');
+    const large = await putCors(`<CORSConfiguration>${' '.repeat(64 * 1024)}</CORSConfiguration>`);
+    expect(large.status).toBe(400);
+    expect(await large.text()).toContain('<Code>MaxMessageLengthExceeded</Code>');
+    const rule = '<CORSRule><AllowedOrigin>https://a.example</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule>';
+    expect((await putCors(`<CORSConfiguration>${rule}</CORSConfiguration>`)).status).toBe(200);
+  });
+
   it('a DeleteObjects body of 1000 long keys is served; a larger one is MaxMessageLengthExceeded', async () => {
     const bucket = await newBucket();
     const keys = Array.from({ length: 1000 }, (_, index) => `${String(index).padStart(4, '0')}/${'k'.repeat(1000)}`);
