@@ -15,6 +15,7 @@ import { migrateToLatest, openDatabase, type Db, type OpenDatabase } from './db/
 import type { Dialect } from './db/migrations.js';
 import { ApiKeyAuthenticator } from './domain/api-keys.js';
 import type { StoragePorts } from './domain/ports.js';
+import { ResumableWriters } from './domain/resumable-writers.js';
 import { sessionTokens, type SessionTokens } from './domain/sessions.js';
 import { RateLimits } from './http/rate-limits.js';
 import { openRedis, redisReady } from './redis.js';
@@ -109,6 +110,8 @@ function storagePorts(config: Config, database: OpenDatabase, blobs: BlobStore, 
     limits: { plans: config.plans, maxFileBytes: config.maxFileBytes, inlineMaxBytes: config.inlineMaxBytes, maxUploadsPerUser: config.maxUploadsPerUser },
     storageHost: `${config.publicUrl}/storage`,
     durable: database.durable,
+    // Instances share uploads only through PostgreSQL; SQLite's process is the only one.
+    resumableWriters: new ResumableWriters(database.dialect === 'postgres' ? database.db : null),
   };
 }
 

@@ -32,6 +32,8 @@ export class FileWrites {
     private readonly file: FileHandle,
     /** How far writes may run ahead of the disk before a background flush starts (smaller: a shorter final flush). */
     private readonly syncEveryBytes = SYNC_EVERY_BYTES,
+    /** Where in the file the bytes go, written there by position; null: at the file's own position, as it moves. */
+    private position: number | null = null,
   ) {}
 
   /** Takes a copy of `chunk`; resolves when the caller may reuse or free it. */
@@ -50,12 +52,20 @@ export class FileWrites {
   async finish(): Promise<void> {
     await this.inFlight;
     await this.syncing;
-    if (this.used > 0) await writeAll(this.file, this.slabs[this.filling]!, this.used);
+    if (this.used > 0) await this.write(this.slabs[this.filling]!, this.used);
+  }
+
+  /** Writes a slab's first `length` bytes where the file's bytes go next. */
+  private write(slab: Buffer, length: number): Promise<void> {
+    if (this.position === null) return writeAll(this.file, slab, length);
+    const at = this.position;
+    this.position += length;
+    return writeAll(this.file, slab, length, at);
   }
 
   private async writeSlab(): Promise<void> {
     await this.inFlight;
-    this.inFlight = background(writeAll(this.file, this.slabs[this.filling]!, this.used));
+    this.inFlight = background(this.write(this.slabs[this.filling]!, this.used));
     this.unsynced += this.used;
     if (this.slabs.length === 1) {
       // Outgrew the small slab (it may still be in flight, so it is not reused).

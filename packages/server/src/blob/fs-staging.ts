@@ -1,7 +1,9 @@
 /**
  * Resumable uploads staged on the filesystem (staging.ts): one file per upload
- * under `<blob root>/staging`, appended to as its requests arrive and flushed
- * before each new offset is acknowledged; at the end the blob store adopts the
+ * under `<blob root>/staging`, each request's bytes written at the offset it
+ * was let in at (by position, never in append mode: a request holds the
+ * upload alone, domain/resumable-writers.ts) and flushed before its new
+ * offset is acknowledged; at the end the blob store adopts the
  * file under its final key by a rename, so a large upload is never copied.
  */
 import { mkdir, open, stat, truncate, unlink } from 'node:fs/promises';
@@ -45,8 +47,8 @@ export class FsStaging implements BlobStaging {
   }
 
   async append(id: string, offset: number, body: Readable, maxBytes: number, options: { releaseChunks?: boolean } = {}): Promise<number> {
-    // Append mode: every write lands at the end, which is made `offset` first.
-    const handle = await open(this.file(id), 'a+').catch((error: NodeJS.ErrnoException) => {
+    // Written by position from `offset`; never created here (an upload that ended has no file, and gets none back).
+    const handle = await open(this.file(id), 'r+').catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'ENOENT' ? new BlobNotFoundError(id) : error;
     });
     try {
@@ -55,7 +57,7 @@ export class FsStaging implements BlobStaging {
       // Bytes past `offset` were never acknowledged (a crash between flushing them and recording them): they go.
       if (staged > offset) await handle.truncate(offset);
       // Each request's bytes are flushed before it is answered, while the client waits: flushing as they come keeps that last flush short.
-      const writes = new FileWrites(handle, FLUSH_AHEAD_BYTES);
+      const writes = new FileWrites(handle, FLUSH_AHEAD_BYTES, offset);
       let size = offset;
       try {
         const chunks = (body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();

@@ -354,6 +354,25 @@ function foldedNames(): Migration {
   };
 }
 
+/**
+ * One writer per resumable upload (issue 33), across instances: the request
+ * writing an upload's bytes holds a lease on its row (its token and until
+ * when, in ms since the epoch; renewed while it writes), and a newer request
+ * sets `writer_wanted` to ask it to stop (domain/resumable-writers.ts).
+ */
+function resumableWriters(): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('resumable_uploads').addColumn('writer', 'text').execute();
+      await db.schema.alterTable('resumable_uploads').addColumn('writer_until', 'bigint').execute();
+      await db.schema
+        .alterTable('resumable_uploads')
+        .addColumn('writer_wanted', 'integer', (col) => col.notNull().defaultTo(0))
+        .execute();
+    },
+  };
+}
+
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     async getMigrations() {
@@ -372,6 +391,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0012_bucket_limits': bucketLimits(),
         '0013_folded_names': foldedNames(),
         '0014_resumable_uploads': resumableUploads(dialect),
+        '0015_resumable_writers': resumableWriters(),
       };
     },
   };

@@ -141,6 +141,12 @@ export interface ResumableUploadsTable {
   created_at: string;
   /** When its last bytes arrived: it expires 24 hours after. */
   updated_at: string;
+  /** The request writing its bytes on some instance (a random token), while it holds the lease; PostgreSQL only (domain/resumable-writers.ts). */
+  writer: ColumnType<string | null, string | null | undefined>;
+  /** Until when (ms since the epoch) `writer` holds it, unless renewed. */
+  writer_until: ColumnType<number | null, number | null | undefined>;
+  /** 1 when a newer request asked `writer` to stop. */
+  writer_wanted: Generated<number>;
 }
 
 /** A bucket's CORS rules (S3's PutBucketCors), as JSON; a bucket without a row has none. */

@@ -5,7 +5,7 @@
  * or from before a restart, or whose hash fell out of step with what was
  * kept, has none here, and is read back instead (uploads.ts).
  */
-import { Transform, type Readable } from 'node:stream';
+import { Transform } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import { createContentHasher, type ContentHasher } from '../blob/content-hash.js';
 
@@ -19,17 +19,18 @@ export class ResumableHashes {
   private readonly running = new LRUCache<string, Running>({ max: 1000 });
 
   /**
-   * `body` with its first `maxBytes` bytes hashed into the upload's running
-   * hash as they pass, when that hash has every byte before `offset` (or
-   * `offset` is 0); else `body` as it is, and the upload's hash is forgotten.
+   * A transform that hashes the first `maxBytes` bytes passing through it
+   * into the upload's running hash, when that hash has every byte before
+   * `offset` (or `offset` is 0); else none, and the upload's hash is
+   * forgotten. The caller joins it to the body (stream.pipeline).
    * `hashed()`: how many bytes it hashed, for kept().
    */
-  async tap(id: string, offset: number, body: Readable, maxBytes: number): Promise<{ stream: Readable; hashed: () => number }> {
+  async tap(id: string, offset: number, maxBytes: number): Promise<{ tap: Transform | null; hashed: () => number }> {
     let running = this.running.get(id);
     if (offset === 0) this.running.set(id, (running = { hasher: await createContentHasher(), offset: 0 }));
     if (!running || running.offset !== offset) {
       this.running.delete(id);
-      return { stream: body, hashed: () => -1 };
+      return { tap: null, hashed: () => -1 };
     }
     const hasher = running.hasher;
     let taken = 0;
@@ -44,9 +45,8 @@ export class ResumableHashes {
         done(null, chunk);
       },
     });
-    body.on('error', (error) => tap.destroy(error));
     // What passed is hashed now; the running offset moves only once the bytes are known kept (kept()).
-    return { stream: body.pipe(tap), hashed: () => taken };
+    return { tap, hashed: () => taken };
   }
 
   /** The request's bytes from `from` to `to` were kept: the running hash stays if it hashed exactly those (`hashed` of them). */

@@ -10,7 +10,7 @@
  * against the first bytes (their type).
  */
 import { randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import type { UploadResult } from '@pail/shared';
 import { peekBody } from '../blob/small-body.js';
 import {
@@ -93,9 +93,38 @@ export async function findOwnResumableUpload(ports: StoragePorts, id: string, ow
 }
 
 /**
+ * A request's bytes for upload `id` at `offset`, written while the request
+ * holds the upload (resumable-writers.ts): a newer request on the same
+ * upload ends this one (its body is destroyed: what arrived is kept and
+ * recorded), and the offset is checked once nobody else writes.
+ */
+export async function receiveResumableBytes(
+  ports: StoragePorts,
+  id: string,
+  caller: { owner: AccountRow; bucket: BucketIdentity },
+  offset: number,
+  body: Readable,
+  /** The body is the raw request: its chunks are this upload's alone (PutOptions.releaseChunks). */
+  rawRequestBody = false,
+): Promise<{ offset: number; finished: UploadResult | null }> {
+  // A cut connection may fail the body while the upload is looked up: the append keeps what arrived (or nothing) then.
+  body.on('error', () => {});
+  // Only its owner's requests may end another's: the upload is checked before it is held, and read again once held.
+  await findOwnResumableUpload(ports, id, caller.owner, caller.bucket);
+  const release = await ports.resumableWriters.hold(id, () => body.destroy());
+  try {
+    const upload = await findOwnResumableUpload(ports, id, caller.owner, caller.bucket);
+    return await appendToResumableUpload(ports, upload, caller.owner, offset, body, rawRequestBody);
+  } finally {
+    await release();
+  }
+}
+
+/**
  * Appends a request's bytes at `offset` (which must be the upload's) and
  * returns the new offset; when it reaches the length, the file is committed
- * and the result given too. The first bytes' type is checked against the
+ * and the result given too. The caller holds the upload
+ * (resumable-writers.ts). The first bytes' type is checked against the
  * bucket's rules before any is kept: a refusal ends the upload.
  */
 export async function appendToResumableUpload(
@@ -126,10 +155,12 @@ export async function appendToResumableUpload(
       }
     }
   }
-  const hashing = await hashes.tap(upload.id, offset, stream, upload.length - offset);
+  const hashing = await hashes.tap(upload.id, offset, upload.length - offset);
+  // Joined by pipeline, which owns every error on the way: a cut at any byte ends the stream the store reads, never the process.
+  if (hashing.tap) stream = pipeline(stream, hashing.tap, () => {});
   let received: number;
   try {
-    received = await ports.blobs.staging.append(upload.id, offset, hashing.stream, upload.length - offset, { releaseChunks: rawRequestBody });
+    received = await ports.blobs.staging.append(upload.id, offset, stream, upload.length - offset, { releaseChunks: rawRequestBody });
   } catch (error) {
     hashes.forget(upload.id);
     throw error;

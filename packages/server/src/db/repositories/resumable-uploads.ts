@@ -5,11 +5,13 @@
  * never together pass the cap; the object's commit ends it in its own
  * transaction (object-writes: endsResumable), so its bytes count once.
  */
+import type { Selectable } from 'kysely';
 import type { Db } from '../database.js';
 import type { ResumableUploadsTable } from '../schema.js';
 import { holding } from './holdings.js';
 
-export type ResumableUploadRow = ResumableUploadsTable;
+/** An upload as the domain sees it (the writer's lease is resumable-writers.ts's alone). */
+export type ResumableUploadRow = Omit<Selectable<ResumableUploadsTable>, 'writer' | 'writer_until' | 'writer_wanted'>;
 
 /** Records a new upload if its length fits the cap beside everything else the owner holds; false when it does not. */
 export function insertResumableUpload(db: Db, row: ResumableUploadRow, cap: number): Promise<boolean> {
@@ -49,4 +51,48 @@ export async function removeResumableUpload(db: Db, id: string): Promise<boolean
 export async function resumableUploadsIdleSince(db: Db, cutoff: string, limit: number): Promise<string[]> {
   const rows = await db.selectFrom('resumable_uploads').select('id').where('updated_at', '<', cutoff).orderBy('updated_at').limit(limit).execute();
   return rows.map((row) => row.id);
+}
+
+/**
+ * The writer's lease (domain/resumable-writers.ts): `writer` takes the upload
+ * when nobody holds it or the holder's lease ran out by `now`. 'held' when
+ * another holds it; 'gone' when the upload ended.
+ */
+export async function claimResumableWriter(db: Db, id: string, writer: string, until: number, now: number): Promise<'claimed' | 'held' | 'gone'> {
+  const result = await db
+    .updateTable('resumable_uploads')
+    .set({ writer, writer_until: until, writer_wanted: 0 })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('writer', 'is', null), eb('writer_until', '<', now)]))
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) > 0) return 'claimed';
+  const row = await db.selectFrom('resumable_uploads').select('id').where('id', '=', id).executeTakeFirst();
+  return row ? 'held' : 'gone';
+}
+
+/** Asks whoever holds the upload's lease to stop (a newer request wants it). */
+export async function askResumableWriter(db: Db, id: string): Promise<void> {
+  await db.updateTable('resumable_uploads').set({ writer_wanted: 1 }).where('id', '=', id).where('writer', 'is not', null).execute();
+}
+
+/** Extends `writer`'s lease; `held` false when it lost it (or the upload ended), `wanted` when a newer request asked it to stop. */
+export async function renewResumableWriter(db: Db, id: string, writer: string, until: number): Promise<{ held: boolean; wanted: boolean }> {
+  const row = await db
+    .updateTable('resumable_uploads')
+    .set({ writer_until: until })
+    .where('id', '=', id)
+    .where('writer', '=', writer)
+    .returning('writer_wanted')
+    .executeTakeFirst();
+  return { held: row !== undefined, wanted: row !== undefined && Number(row.writer_wanted) !== 0 };
+}
+
+/** Gives up `writer`'s lease (nothing when it no longer holds it). */
+export async function releaseResumableWriter(db: Db, id: string, writer: string): Promise<void> {
+  await db
+    .updateTable('resumable_uploads')
+    .set({ writer: null, writer_until: null, writer_wanted: 0 })
+    .where('id', '=', id)
+    .where('writer', '=', writer)
+    .execute();
 }

@@ -10,7 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountRow, BucketIdentity } from '../../db/schema.js';
 import { errors } from '../../domain/errors.js';
 import type { StoragePorts } from '../../domain/ports.js';
-import { appendToResumableUpload, findOwnResumableUpload, RESUMABLE_IDLE_SECONDS } from '../../domain/resumable-uploads.js';
+import { receiveResumableBytes, RESUMABLE_IDLE_SECONDS } from '../../domain/resumable-uploads.js';
 
 const TUS_VERSION = '1.0.0';
 const OFFSET_CONTENT_TYPE = 'application/offset+octet-stream';
@@ -35,8 +35,7 @@ export async function patchResumableUpload(
   const rawOffset = request.headers['upload-offset'];
   if (typeof rawOffset !== 'string' || !/^\d{1,15}$/.test(rawOffset)) throw errors.validation('Upload-Offset must be a whole number of bytes');
   if (request.headers['upload-length'] !== undefined) throw errors.validation('Upload-Length is set when the upload is created, not later');
-  const upload = await findOwnResumableUpload(ports, caller.uploadId, caller.owner, caller.bucket);
-  const result = await appendToResumableUpload(ports, upload, caller.owner, Number(rawOffset), request.raw, true);
+  const result = await receiveResumableBytes(ports, caller.uploadId, caller, Number(rawOffset), request.raw, true);
   reply.code(204).header('upload-offset', String(result.offset));
   if (!result.finished) {
     reply.header('upload-expires', new Date(Date.now() + RESUMABLE_IDLE_SECONDS * 1000).toUTCString());

@@ -8,11 +8,12 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Readable } from 'node:stream';
-import { DataStore, ERRORS, Upload } from '@tus/utils';
+import { DataStore, ERRORS, Upload, type Lock, type Locker } from '@tus/utils';
 import type { UploadResult } from '@pail/shared';
 import type { AccountRow, BucketIdentity } from '../../db/schema.js';
 import { AppError } from '../../domain/errors.js';
 import type { StoragePorts } from '../../domain/ports.js';
+import type { Release, ResumableWriters } from '../../domain/resumable-writers.js';
 import {
   appendToResumableUpload,
   endResumableUpload,
@@ -108,5 +109,27 @@ export class PailTusStore extends DataStore {
 
   override getExpiration(): number {
     return RESUMABLE_IDLE_SECONDS * 1000;
+  }
+}
+
+/**
+ * tus's locks (HEAD, creation-with-upload, termination) are Pail's one
+ * writer per upload (domain/resumable-writers.ts), the same that PATCH
+ * holds: a HEAD asks a PATCH still writing to stop, and reports the offset
+ * it recorded.
+ */
+export class PailTusLocker implements Locker {
+  constructor(private readonly writers: ResumableWriters) {}
+
+  newLock(id: string): Lock {
+    let release: Release | undefined;
+    return {
+      lock: async (_signal, requestRelease) => {
+        release = await this.writers.hold(id, () => void requestRelease());
+      },
+      unlock: async () => {
+        await release?.();
+      },
+    };
   }
 }

@@ -18,7 +18,7 @@ import { createResumableUpload, newResumableId } from '../../domain/resumable-up
 import { signedIn } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { patchResumableUpload } from '../resumable/patch.js';
-import { PailTusStore, tusError, tusRequests } from '../resumable/tus-store.js';
+import { PailTusLocker, PailTusStore, tusError, tusRequests } from '../resumable/tus-store.js';
 import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../route.js';
 import { contentTypeFor } from '../uploads.js';
 import { BucketParams } from './buckets.js';
@@ -41,6 +41,7 @@ function tusServer(ctx: AppContext, log: FastifyBaseLogger): Server {
   return new Server({
     path: '/uploads',
     datastore: new PailTusStore(storage),
+    locker: new PailTusLocker(storage.resumableWriters),
     namingFunction: () => newResumableId(),
     getFileIdFromRequest: (req: Request) => UPLOAD_PATH.exec(new URL(req.url).pathname)?.[1],
     // The upload's url is the creating request's path, one segment longer; relative, so it holds behind any proxy or host name.

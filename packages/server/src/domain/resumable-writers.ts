@@ -1,0 +1,111 @@
+/**
+ * One writer per resumable upload (decisions.md, "Resumable uploads"): a
+ * request that writes an upload's bytes, or reads its offset, holds the
+ * upload. A newer request asks the holder to stop, as tus servers do (a
+ * client that resumes has given up on its older request, whose connection
+ * may be half open and never end by itself): the holder stops reading its
+ * body, records what it flushed, and lets go; the newer one then reads the
+ * recorded offset. So bytes are written by one request at a time, at the
+ * offset it checked, and HEAD reports an offset a resumed PATCH starts from.
+ *
+ * Within a process, a map of holders. On PostgreSQL, where several instances
+ * share uploads, the holder also takes a lease in the upload's row, renewed
+ * while it writes; a request on another instance asks it to stop through
+ * that row (db/repositories/resumable-uploads.ts), and a lease whose
+ * instance died runs out.
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Db } from '../db/database.js';
+import { askResumableWriter, claimResumableWriter, releaseResumableWriter, renewResumableWriter } from '../db/repositories/resumable-uploads.js';
+import { errors } from './errors.js';
+
+/** How long a request waits for the holder to let go before it is refused (409: the client asks for the offset again). */
+const WAIT_MS = 30_000;
+/** A lease not renewed for this long is free to take (its instance stopped). */
+const LEASE_MS = 15_000;
+/** How often a holder renews its lease, and so how soon it hears it was asked to stop. */
+const RENEW_MS = 500;
+/** How often a request waiting for another instance's holder tries again. */
+const POLL_MS = 100;
+
+interface Holder {
+  stop: () => void;
+  released: Promise<void>;
+}
+
+/** Lets go of the upload. */
+export type Release = () => Promise<void>;
+
+export class ResumableWriters {
+  private readonly holders = new Map<string, Holder>();
+
+  /** `shared`: the database instances share (PostgreSQL), for the lease; null when this process is the only one. */
+  constructor(private readonly shared: Db | null) {}
+
+  /**
+   * Holds upload `id` for one request, once any request holding it has
+   * stopped (asked to by calling its `stop`). `stop` is this request's own:
+   * it must end its body's read soon (a newer request wants the upload).
+   */
+  async hold(id: string, stop: () => void): Promise<Release> {
+    const deadline = Date.now() + WAIT_MS;
+    for (let holder = this.holders.get(id); holder; holder = this.holders.get(id)) {
+      holder.stop();
+      const left = deadline - Date.now();
+      if (left <= 0 || !(await Promise.race([holder.released.then(() => true), sleep(left, false, { ref: false })]))) throw busy();
+    }
+    let released!: () => void;
+    const me: Holder = { stop, released: new Promise((resolve) => (released = resolve)) };
+    this.holders.set(id, me);
+    const letGo = () => {
+      if (this.holders.get(id) === me) this.holders.delete(id);
+      released();
+    };
+    if (!this.shared) return async () => letGo();
+    try {
+      const lease = await this.lease(this.shared, id, stop, deadline);
+      return async () => {
+        await lease().catch(() => {});
+        letGo();
+      };
+    } catch (error) {
+      letGo();
+      throw error;
+    }
+  }
+
+  /** Takes the upload's lease in its row, asking another instance's holder to stop; returns its release. */
+  private async lease(db: Db, id: string, stop: () => void, deadline: number): Promise<Release> {
+    const writer = randomBytes(12).toString('hex');
+    for (;;) {
+      const claimed = await claimResumableWriter(db, id, writer, Date.now() + LEASE_MS, Date.now());
+      // An upload that ended: nothing to hold; the request finds it gone.
+      if (claimed === 'gone') return async () => {};
+      if (claimed === 'claimed') break;
+      await askResumableWriter(db, id);
+      if (Date.now() >= deadline) throw busy();
+      await sleep(POLL_MS);
+    }
+    let stopped = false;
+    const renewing = setInterval(() => {
+      renewResumableWriter(db, id, writer, Date.now() + LEASE_MS).then(
+        ({ held, wanted }) => {
+          if ((!held || wanted) && !stopped) {
+            stopped = true;
+            stop();
+          }
+        },
+        // The database did not answer: the lease may run out, and a newer request then asks again.
+        () => {},
+      );
+    }, RENEW_MS);
+    renewing.unref();
+    return async () => {
+      clearInterval(renewing);
+      await releaseResumableWriter(db, id, writer);
+    };
+  }
+}
+
+const busy = () => errors.offsetMismatch('Another request is still writing this upload; ask for its offset again');
