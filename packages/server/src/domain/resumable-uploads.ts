@@ -104,17 +104,28 @@ export async function receiveResumableBytes(
   caller: { owner: AccountRow; bucket: BucketIdentity },
   offset: number,
   body: Readable,
-  /** The body is the raw request: its chunks are this upload's alone (PutOptions.releaseChunks). */
-  rawRequestBody = false,
+  options: {
+    /** When the request arrived (ResumableWriters.arrival()). */
+    arrival?: number;
+    /** The body is the raw request: its chunks are this upload's alone (PutOptions.releaseChunks). */
+    rawRequestBody?: boolean;
+  } = {},
 ): Promise<{ offset: number; finished: UploadResult | null }> {
   // A cut connection may fail the body while the upload is looked up: the append keeps what arrived (or nothing) then.
   body.on('error', () => {});
   // Only its owner's requests may end another's: the upload is checked before it is held, and read again once held.
   await findOwnResumableUpload(ports, id, caller.owner, caller.bucket);
-  const release = await ports.resumableWriters.hold(id, () => body.destroy());
+  // Asked to stop: a body still arriving ends here (what arrived is kept); one read to its end is being committed, and finishes.
+  const release = await ports.resumableWriters.hold(
+    id,
+    () => {
+      if (!body.readableEnded) body.destroy();
+    },
+    options.arrival === undefined ? undefined : { arrival: options.arrival, writes: true },
+  );
   try {
     const upload = await findOwnResumableUpload(ports, id, caller.owner, caller.bucket);
-    return await appendToResumableUpload(ports, upload, caller.owner, offset, body, rawRequestBody);
+    return await appendToResumableUpload(ports, upload, caller.owner, offset, body, options.rawRequestBody === true);
   } finally {
     await release();
   }
@@ -144,7 +155,9 @@ export async function appendToResumableUpload(
   if (offset === 0 && upload.length > 0) {
     const rules = await bucketRules(ports, upload.bucket_id);
     if (rules.allowedTypes !== null) {
-      const peeked = await peekBody(body, Math.min(TYPE_SNIFF_BYTES, upload.length));
+      const peeked = await peekBody(body, Math.min(TYPE_SNIFF_BYTES, upload.length)).catch(() => null);
+      // Cut (or ended by a newer request) before its first bytes could be checked: nothing is kept.
+      if (peeked === null) return { offset, finished: null };
       stream = peeked.stream;
       try {
         contentType = await checkedType(rules, upload.content_type, peeked.head);

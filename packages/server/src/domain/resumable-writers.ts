@@ -16,6 +16,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/database.js';
 import { askResumableWriter, claimResumableWriter, releaseResumableWriter, renewResumableWriter } from '../db/repositories/resumable-uploads.js';
 import { errors } from './errors.js';
@@ -37,24 +38,45 @@ interface Holder {
 /** Lets go of the upload. */
 export type Release = () => Promise<void>;
 
+/** A request's place in line: when it arrived (arrival()), and whether it writes bytes (a write that a newer request overtook is refused). */
+export interface Turn {
+  arrival: number;
+  writes: boolean;
+}
+
 export class ResumableWriters {
   private readonly holders = new Map<string, Holder>();
+  /** The latest arrival that held each upload; best effort (an upload forgotten here is not checked). */
+  private readonly latest = new LRUCache<string, number>({ max: 10_000 });
+  private arrivals = 0;
 
   /** `shared`: the database instances share (PostgreSQL), for the lease; null when this process is the only one. */
   constructor(private readonly shared: Db | null) {}
+
+  /** A request's arrival, taken as soon as it is received: a cut request may reach hold() after a newer one did. */
+  arrival(): number {
+    return ++this.arrivals;
+  }
 
   /**
    * Holds upload `id` for one request, once any request holding it has
    * stopped (asked to by calling its `stop`). `stop` is this request's own:
    * it must end its body's read soon (a newer request wants the upload).
+   * A write is refused when a request that arrived after it held the upload
+   * first (in this process): that request ended it, as it would have had it
+   * come in time.
    */
-  async hold(id: string, stop: () => void): Promise<Release> {
+  async hold(id: string, stop: () => void, turn?: Turn): Promise<Release> {
     const deadline = Date.now() + WAIT_MS;
-    for (let holder = this.holders.get(id); holder; holder = this.holders.get(id)) {
+    for (;;) {
+      if (turn?.writes && turn.arrival < (this.latest.get(id) ?? 0)) throw overtaken();
+      const holder = this.holders.get(id);
+      if (!holder) break;
       holder.stop();
       const left = deadline - Date.now();
       if (left <= 0 || !(await Promise.race([holder.released.then(() => true), sleep(left, false, { ref: false })]))) throw busy();
     }
+    if (turn && turn.arrival > (this.latest.get(id) ?? 0)) this.latest.set(id, turn.arrival);
     let released!: () => void;
     const me: Holder = { stop, released: new Promise((resolve) => (released = resolve)) };
     this.holders.set(id, me);
@@ -102,10 +124,13 @@ export class ResumableWriters {
     }, RENEW_MS);
     renewing.unref();
     return async () => {
+      // A renewal still under way must not stop a request that is done (its answer is on its way).
+      stopped = true;
       clearInterval(renewing);
       await releaseResumableWriter(db, id, writer);
     };
   }
 }
 
+const overtaken = () => errors.offsetMismatch('A newer request on this upload came first; ask for its offset again');
 const busy = () => errors.offsetMismatch('Another request is still writing this upload; ask for its offset again');

@@ -19,7 +19,7 @@ export async function patchResumableUpload(
   ports: StoragePorts,
   request: FastifyRequest,
   reply: FastifyReply,
-  caller: { owner: AccountRow; bucket: BucketIdentity; uploadId: string },
+  caller: { owner: AccountRow; bucket: BucketIdentity; uploadId: string; arrival?: number },
 ): Promise<FastifyReply> {
   reply.header('tus-resumable', TUS_VERSION);
   if (request.headers['tus-resumable'] !== TUS_VERSION) {
@@ -35,7 +35,10 @@ export async function patchResumableUpload(
   const rawOffset = request.headers['upload-offset'];
   if (typeof rawOffset !== 'string' || !/^\d{1,15}$/.test(rawOffset)) throw errors.validation('Upload-Offset must be a whole number of bytes');
   if (request.headers['upload-length'] !== undefined) throw errors.validation('Upload-Length is set when the upload is created, not later');
-  const result = await receiveResumableBytes(ports, caller.uploadId, caller, Number(rawOffset), request.raw, true);
+  const result = await receiveResumableBytes(ports, caller.uploadId, caller, Number(rawOffset), request.raw, {
+    rawRequestBody: true,
+    ...(caller.arrival !== undefined ? { arrival: caller.arrival } : {}),
+  });
   reply.code(204).header('upload-offset', String(result.offset));
   if (!result.finished) {
     reply.header('upload-expires', new Date(Date.now() + RESUMABLE_IDLE_SECONDS * 1000).toUTCString());

@@ -26,6 +26,8 @@ import type { ResumableUploadRow } from '../../db/repositories/resumable-uploads
 export interface TusRequestContext {
   owner: AccountRow;
   bucket: BucketIdentity;
+  /** When the request arrived (ResumableWriters.arrival()). */
+  arrival?: number;
   /** Set when this request's bytes finished the upload: the file as committed. */
   finished?: UploadResult;
 }
@@ -125,7 +127,9 @@ export class PailTusLocker implements Locker {
     let release: Release | undefined;
     return {
       lock: async (_signal, requestRelease) => {
-        release = await this.writers.hold(id, () => void requestRelease());
+        const arrival = tusRequests.getStore()?.arrival;
+        // Reading the offset or ending the upload is never refused as overtaken; it ends an older PATCH still writing.
+        release = await this.writers.hold(id, () => void requestRelease(), arrival === undefined ? undefined : { arrival, writes: false });
       },
       unlock: async () => {
         await release?.();

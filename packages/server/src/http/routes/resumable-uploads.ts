@@ -84,11 +84,16 @@ export function registerResumableUploadRoutes(scope: Scope, ctx: AppContext, api
     const owner = signedIn(request);
     const bucket = await ownBucketForUpload(ctx.storage, owner.id, (request.params as { id: string }).id);
     reply.hijack();
-    await tusRequests.run({ owner, bucket }, () => tus.handle(request.raw, reply.raw));
+    await tusRequests.run({ owner, bucket, arrival: arrivals.get(request) }, () => tus.handle(request.raw, reply.raw));
   };
 
   // Request bodies are the upload's bytes: they reach tus as the raw stream.
   scope.register(async (raw: Scope) => {
+    // Taken first thing: a request cut while it is authenticated may reach its upload after a newer one did (resumable-writers.ts).
+    raw.addHook('onRequest', (request, _reply, done) => {
+      arrivals.set(request, ctx.storage.resumableWriters.arrival());
+      done();
+    });
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser('*', (_request, _payload, done) => done(null));
     addRoute(raw, {
@@ -124,10 +129,13 @@ export function registerResumableUploadRoutes(scope: Scope, ctx: AppContext, api
       handler: async (request, reply) => {
         const owner = signedIn(request);
         const bucket = await ownBucketForUpload(ctx.storage, owner.id, request.params.id);
-        return patchResumableUpload(ctx.storage, request, reply, { owner, bucket, uploadId: request.params.upload });
+        return patchResumableUpload(ctx.storage, request, reply, { owner, bucket, uploadId: request.params.upload, arrival: arrivals.get(request) });
       },
     });
   });
 }
+
+/** When each resumable-upload request arrived (ResumableWriters.arrival()). */
+const arrivals = new WeakMap<FastifyRequest, number>();
 
 const UploadParams = Type.Object({ id: Type.String(), upload: Type.String() });
