@@ -1,13 +1,15 @@
 /**
  * Where a resumable upload's bytes wait until its last byte arrives: a staging
  * area beside the blob store, keyed by the upload's id, out of garbage
- * collection's sight (it skips this prefix). Appends are kept as they
- * arrive, so a connection cut mid-request keeps what came before the cut, and
- * are on disk (or in the store) before the new offset is acknowledged. At the
- * end the staged bytes become a blob under its final key.
+ * collection's sight (it skips this prefix). One request writes an upload at
+ * a time (domain/resumable-writers.ts), from the offset it was let in at. Its
+ * bytes are kept as they arrive, so a connection cut mid-request keeps what
+ * came before the cut, and are on disk (or in the store) before the new
+ * offset is acknowledged. At the end the staged bytes become a blob under its
+ * final key.
  *
- * - On the filesystem, one file per upload, appended to and, at the end,
- *   renamed into place: no copy (fs-staging.ts).
+ * - On the filesystem, one file per upload, written by position and, at the
+ *   end, renamed into place: no copy (fs-staging.ts).
  * - On any other store, each append is a blob of its own and the end
  *   concatenates them (this file).
  */

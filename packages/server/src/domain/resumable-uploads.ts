@@ -2,8 +2,9 @@
  * Resumable uploads (decisions.md, "Resumable uploads"; the tus protocol is
  * the HTTP layer's, http/resumable/): an upload is created with its length,
  * which is held against the owner's cap from then on; its bytes arrive in any
- * number of requests, each appended to the blob store's staging area and
- * flushed before its new offset is acknowledged; when the last byte lands the
+ * number of requests, one at a time (resumable-writers.ts), each written to
+ * the blob store's staging area at its offset and flushed before its new
+ * offset is acknowledged; when the last byte lands the
  * file is committed as any upload is, and the commit ends the upload in the
  * same transaction, so its bytes count once. Uploads idle for 24 hours expire.
  * The bucket's limits are checked at creation (length, declared type) and
