@@ -73,12 +73,18 @@ export class ResumableWriters {
       const holder = this.holders.get(id);
       if (!holder) break;
       holder.stop();
-      const left = deadline - Date.now();
-      if (left <= 0 || !(await Promise.race([holder.released.then(() => true), sleep(left, false, { ref: false })]))) throw busy();
+      if (!(await releasedBy(holder, deadline))) throw busy();
     }
     if (turn && turn.arrival > (this.latest.get(id) ?? 0)) this.latest.set(id, turn.arrival);
     let released!: () => void;
-    const me: Holder = { stop, released: new Promise((resolve) => (released = resolve)) };
+    let asked = false;
+    const me: Holder = {
+      stop: () => {
+        asked = true;
+        stop();
+      },
+      released: new Promise((resolve) => (released = resolve)),
+    };
     this.holders.set(id, me);
     const letGo = () => {
       if (this.holders.get(id) === me) this.holders.delete(id);
@@ -86,7 +92,7 @@ export class ResumableWriters {
     };
     if (!this.shared) return async () => letGo();
     try {
-      const lease = await this.lease(this.shared, id, stop, deadline);
+      const lease = await this.lease(this.shared, id, stop, deadline, () => asked);
       return async () => {
         await lease().catch(() => {});
         letGo();
@@ -98,9 +104,11 @@ export class ResumableWriters {
   }
 
   /** Takes the upload's lease in its row, asking another instance's holder to stop; returns its release. */
-  private async lease(db: Db, id: string, stop: () => void, deadline: number): Promise<Release> {
+  private async lease(db: Db, id: string, stop: () => void, deadline: number, overtakenHere: () => boolean): Promise<Release> {
     const writer = randomBytes(12).toString('hex');
     for (;;) {
+      // A newer request in this process wants the upload: it waits for this one, which stops waiting.
+      if (overtakenHere()) throw overtaken();
       const claimed = await claimResumableWriter(db, id, writer, Date.now() + LEASE_MS, Date.now());
       // An upload that ended: nothing to hold; the request finds it gone.
       if (claimed === 'gone') return async () => {};
@@ -129,6 +137,18 @@ export class ResumableWriters {
       clearInterval(renewing);
       await releaseResumableWriter(db, id, writer);
     };
+  }
+}
+
+/** Whether `holder` let go before `deadline`. */
+async function releasedBy(holder: Holder, deadline: number): Promise<boolean> {
+  const left = deadline - Date.now();
+  if (left <= 0) return false;
+  const timer = new AbortController();
+  try {
+    return await Promise.race([holder.released.then(() => true), sleep(left, false, { ref: false, signal: timer.signal })]);
+  } finally {
+    timer.abort();
   }
 }
 
