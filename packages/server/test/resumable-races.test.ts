@@ -77,6 +77,34 @@ function cutPatch(url: string, user: TestUser, offset: number, body: Buffer, dec
   });
 }
 
+/** A PATCH that sends `sent` and then goes quiet, its connection left open (a network gone away); settles with its status or 'cut'. */
+function quietPatch(url: string, user: TestUser, offset: number, sent: Buffer, declared: number) {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const answer = fetch(url, {
+    method: 'PATCH',
+    headers: {
+      ...TUS,
+      'x-api-key': user.apiKey,
+      'upload-offset': String(offset),
+      'content-type': 'application/offset+octet-stream',
+      'content-length': String(declared),
+    },
+    body: new ReadableStream<Uint8Array>({
+      start(c) {
+        controller = c;
+        c.enqueue(sent);
+      },
+    }),
+    duplex: 'half',
+  } as RequestInit).then(
+    (r) => r.status,
+    () => 'cut' as const,
+  );
+  // Bounded, so that a server that never ends it fails the test instead of hanging it.
+  const settled = Promise.race([answer, new Promise<'still open'>((resolve) => setTimeout(() => resolve('still open'), 5000))]);
+  return { settled, close: () => controller.error(new Error('gone')) };
+}
+
 async function usedBytes(user: TestUser): Promise<number> {
   return (await json(await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${user.token}` } }))).data.storage_used_bytes;
 }
@@ -222,4 +250,42 @@ describe('one writer per resumable upload', () => {
       expect(await usedBytes(user)).toBe(body.length);
     }
   }, 60_000);
+
+  it('a PATCH gone quiet is ended by the HEAD of a client resuming: HEAD reports the bytes it kept, and the upload finishes from there', async () => {
+    const { user, dev, bucket, endpoint } = await setUp();
+    const body = randomBytes(1_000_000);
+    const url = await create(endpoint, user, body.length, 'quiet.bin');
+    const quiet = quietPatch(url, user, 0, body.subarray(0, 400_000), body.length);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    try {
+      expect(await offsetOf(url, user)).toBe(400_000);
+      expect(await quiet.settled).toBe('cut');
+    } finally {
+      quiet.close();
+    }
+    expect((await patch(url, user, 400_000, body.subarray(400_000))).status).toBe(204);
+    expect(sha256(await download(dev, bucket.id, 'quiet.bin'))).toBe(sha256(body));
+    expect(await usedBytes(user)).toBe(body.length);
+  });
+
+  it('DELETE ends a PATCH gone quiet: the upload is gone, its bytes too, and nothing is charged', async () => {
+    const { user, endpoint } = await setUp();
+    const body = randomBytes(1_000_000);
+    const before = embedded ? await bytesOnDisk() : 0;
+    const url = await create(endpoint, user, body.length, 'ended.bin');
+    const quiet = quietPatch(url, user, 0, body.subarray(0, 400_000), body.length);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    try {
+      expect((await fetch(url, { method: 'DELETE', headers: { ...TUS, 'x-api-key': user.apiKey } })).status).toBe(204);
+      expect(await quiet.settled).toBe('cut');
+    } finally {
+      quiet.close();
+    }
+    expect((await fetch(url, { method: 'HEAD', headers: { ...TUS, 'x-api-key': user.apiKey } })).status).toBe(404);
+    expect(await usedBytes(user)).toBe(0);
+    // The whole cap is free again: a file of its size fits.
+    const again = await create(endpoint, user, body.length, 'again.bin');
+    expect((await patch(again, user, 0, body)).status).toBe(204);
+    if (embedded) expect((await bytesOnDisk()) - before).toBe(body.length);
+  });
 });
