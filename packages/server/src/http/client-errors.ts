@@ -10,6 +10,18 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errors, type AppError } from '../domain/errors.js';
 
+/**
+ * The client went away mid-request (its connection reset or closed before the
+ * body ended): nobody is listening for an answer, and nothing failed on our
+ * side, so both listeners answer it as the client's doing and log it quietly.
+ * Judged by the error, not by the request's state: a failing store also
+ * destroys the request stream.
+ */
+export function isClientAbort(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || message === 'aborted';
+}
+
 export interface RawAnswer {
   status: number;
   headers: Record<string, string>;

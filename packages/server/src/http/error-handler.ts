@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { randomUUID } from 'node:crypto';
 import { isStoreUnreachable } from '../db/unavailable.js';
 import { AppError, errors } from '../domain/errors.js';
-import { clientErrorHandler } from './client-errors.js';
+import { clientErrorHandler, isClientAbort } from './client-errors.js';
 
 const SMALL_BODY_BYTES = 64 * 1024;
 
@@ -76,9 +76,7 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
     if (appError.status >= 500) request.log.warn({ err: error }, appError.message);
     return reply.code(appError.status).headers(appError.headers).send({ error: appError.message, code: appError.code });
   }
-  // Judge by the error, not by the request's state: a failing store also destroys the request stream.
-  if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || error.message === 'aborted') {
-    // The client went away mid-request; nobody is listening for an answer.
+  if (isClientAbort(error)) {
     request.log.info({ reqId: request.id }, 'client aborted the request');
     return reply.code(400).send({ error: 'Request aborted', code: 'ValidationError' });
   }

@@ -11,7 +11,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { isStoreUnreachable } from '../db/unavailable.js';
-import { clientErrorHandler, type RawAnswer } from '../http/client-errors.js';
+import { clientErrorHandler, isClientAbort, type RawAnswer } from '../http/client-errors.js';
 import type { Metrics } from '../http/plugins/metrics.js';
 import { connectionLimits } from '../http/plugins/connections.js';
 import { requestHooks } from '../http/plugins/request-hooks.js';
@@ -144,6 +144,10 @@ function s3ErrorOf(request: FastifyRequest, error: unknown): S3Error {
   const statusCode = (error as { statusCode?: unknown }).statusCode;
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     return new S3Error('InvalidRequest', 400, error instanceof Error ? error.message : 'Bad request');
+  }
+  if (isClientAbort(error)) {
+    request.log.info({ reqId: request.id }, 'client aborted the request');
+    return new S3Error('IncompleteBody', 400, 'The request body ended before the number of bytes its Content-Length named');
   }
   request.log.error({ err: error }, 'S3 request failed');
   return s3Errors.internal();
