@@ -72,6 +72,16 @@ export function readPostForm(request: FastifyRequest): Promise<PostForm> {
       // What is left of the body is read and dropped, so the connection can carry the answer.
       request.raw.unpipe(busboy).resume();
     });
+    // A client gone mid-body never ends the form: its file stream fails, so the upload reading it ends and gives back what it holds.
+    const cut = (error?: Error) => {
+      if (request.raw.complete) return;
+      const reason = error ?? Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+      file?.stream.destroy(reason);
+      fail(reason);
+      settleFinished(reason);
+    };
+    request.raw.on('error', cut);
+    request.raw.on('close', () => cut());
     request.raw.pipe(busboy);
   });
 }
