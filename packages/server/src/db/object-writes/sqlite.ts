@@ -7,16 +7,19 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../database.js';
+import type { Holding } from '../repositories/holdings.js';
 import type { StoredVersion } from '../repositories/objects.js';
 import { foldName } from '../folded-names.js';
 import type { SqliteWriter } from '../sqlite-writer.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
 import { deleteVersionWith, readInlineWith, removePurgedWith } from './shared.js';
-import { sqliteHoldingWrites } from './sqlite-holdings.js';
+import { HELD_BESIDE_COLUMNS, sqliteHoldingWrites } from './sqlite-holdings.js';
 
 const STATEMENTS = {
   old: 'select storage_key, size, inline, etag from objects where bucket_id = ? and filename = ?',
-  usage: 'update users set storage_used_bytes = storage_used_bytes + ? where id = ?',
+  // The usage moved, and what the cap counts read in the same statement: stored bytes before the move, and what is held beside.
+  usage: `update users set storage_used_bytes = storage_used_bytes + @delta where id = @user
+      returning storage_used_bytes - @delta as used, ${HELD_BESIDE_COLUMNS}`,
   insertInline: 'insert into inline_blobs (storage_key, bytes) values (?, ?)',
   deleteInline: 'delete from inline_blobs where storage_key = ?',
   insertObject:
@@ -56,10 +59,12 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
       sql.endUpload.run(input.endsUpload);
     }
     const delta = input.size - (old?.size ?? 0);
-    if (!input.quota.fits(holdings.holding(input.ownerId, new Date().toISOString()), delta)) throw new WriteRefused('over-cap');
-    sql.usage.run(delta, input.ownerId);
-
     const now = new Date().toISOString();
+    const held = sql.usage.get({ delta, user: input.ownerId, now, except: '' }) as Holding | undefined;
+    // A refusal rolls back this write's savepoint, the usage moved above with it.
+    if (!held) throw new WriteRefused('no-bucket');
+    if (!input.quota.fits(held, delta)) throw new WriteRefused('over-cap');
+
     const inline = input.inlineBytes ? 1 : 0;
     const metadata = input.metadata ?? null;
     const checksums = input.checksums ?? null;

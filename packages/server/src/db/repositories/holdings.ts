@@ -20,7 +20,10 @@ export interface Holding {
   parts: number;
   /** Declared lengths of resumable uploads in progress. */
   resumable: number;
-  /** How many live reservations (uploads in flight) there are. */
+}
+
+/** A holding, and how many uploads are in flight (live reservations), which MAX_UPLOADS_PER_USER limits. */
+export interface HoldingAndUploads extends Holding {
   count: number;
 }
 
@@ -30,7 +33,7 @@ export interface CapRule {
 }
 
 /** What the user holds against the cap, locking the user's row; `except` leaves out one reservation (the one being turned into a part). */
-export async function holding(trx: Db, userId: number, now: string, except?: string): Promise<Holding> {
+export async function holding(trx: Db, userId: number, now: string, except?: string): Promise<HoldingAndUploads> {
   // Writing the user's row first locks it (PostgreSQL) or the database (SQLite) for the rest of the transaction.
   const user = await trx
     .updateTable('users')
@@ -46,7 +49,7 @@ export async function holding(trx: Db, userId: number, now: string, except?: str
  * user's row lock (taken in an earlier statement, so this one's snapshot
  * sees every write that held it before).
  */
-export async function heldBeside(trx: Db, userId: number, now: string, except = ''): Promise<Omit<Holding, 'used'>> {
+export async function heldBeside(trx: Db, userId: number, now: string, except = ''): Promise<Omit<HoldingAndUploads, 'used'>> {
   const row = await sql<{ count: number | string; reserved: number | string; parts: number | string; resumable: number | string }>`select
       (select count(*) from upload_reservations where user_id = ${userId} and expires_at > ${now} and id != ${except}) as count,
       (select coalesce(sum(bytes), 0) from upload_reservations where user_id = ${userId} and expires_at > ${now} and id != ${except}) as reserved,
