@@ -124,6 +124,8 @@ describe('uploads racing into the cap', () => {
       expect(sum).toBeLessThanOrEqual(MiB);
       // No refused upload left bytes behind: the bucket's directory holds the listed files' blobs alone.
       if (backendKind() === 'embedded') expect(await blobFiles(path.dirname(files[0]!.storage_name))).toBe(files.length);
+      // Every refused upload gave back what it held: the rest of the cap takes a file to the byte.
+      expect((await put(user, bucket.id, 'rest.bin', new Uint8Array(MiB - sum))).status).toBe(201);
     }
     expect(uncaught).toEqual([]);
   });
