@@ -13,11 +13,13 @@ import { migrateToLatest } from '../src/db/database.js';
 import { recordPart, type RecordPartInput } from '../src/db/repositories/multipart.js';
 import { reserveUpload, type ReservationInput } from '../src/db/repositories/upload-reservations.js';
 import { openSqlite, type OpenSqlite } from '../src/db/sqlite.js';
+import { Quota } from '../src/domain/quota.js';
 
 const NOW = '2026-11-27T12:00:00.000Z';
 const LATER = '2026-11-27T12:02:00.000Z';
 const EARLIER = '2026-11-27T11:00:00.000Z';
 const CAP = 1000;
+const capped = (cap: number) => new Quota('free', cap);
 
 describe('what a user holds against the cap: the SQLite statements and the Kysely versions agree', () => {
   let dir: string;
@@ -124,7 +126,7 @@ describe('what a user holds against the cap: the SQLite statements and the Kysel
   }
 
   const reserve = (input: Partial<ReservationInput>) => (implementation: 'sqlite' | 'kysely') => {
-    const full = { id: 'new', userId, bytes: 0, cap: CAP, maxUploads: 10, now: NOW, expiresAt: LATER, ...input };
+    const full = { id: 'new', userId, bytes: 0, quota: capped(CAP), maxUploads: 10, now: NOW, expiresAt: LATER, ...input };
     return implementation === 'sqlite' ? database.writes.reserveUpload(full) : reserveUpload(database.db, full);
   };
 
@@ -132,7 +134,7 @@ describe('what a user holds against the cap: the SQLite statements and the Kysel
     expect(await both(reserve({ bytes: 500 }))).toEqual({ sqlite: null, kysely: null });
     expect(await both(reserve({ bytes: 501 }))).toEqual({ sqlite: 'over-cap', kysely: 'over-cap' });
     // The cap counts every holding: 100 + 200 + 150 + 50.
-    expect(await both(reserve({ bytes: 1, cap: 500 }))).toEqual({ sqlite: 'over-cap', kysely: 'over-cap' });
+    expect(await both(reserve({ bytes: 1, quota: capped(500) }))).toEqual({ sqlite: 'over-cap', kysely: 'over-cap' });
   });
 
   it('one upload too many is refused before the cap is looked at', async () => {
@@ -145,7 +147,7 @@ describe('what a user holds against the cap: the SQLite statements and the Kysel
   const record = (input: { uploadId?: string; partNumber?: number; size: number; cap?: number }) => (implementation: 'sqlite' | 'kysely') => {
     const full: RecordPartInput = {
       userId,
-      cap: input.cap ?? CAP,
+      quota: capped(input.cap ?? CAP),
       // The live reservation is the one holding this part's bytes: it is left out of the sum and dropped.
       reservationId: 'live',
       now: NOW,

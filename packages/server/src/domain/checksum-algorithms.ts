@@ -7,6 +7,7 @@
 import { Crc32, Crc32c, Crc64Nvme } from '@aws-sdk/checksums/crc';
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
+import { sourceThrough } from '../blob/joined-streams.js';
 
 export interface Digest {
   update(data: Uint8Array): void;
@@ -74,10 +75,8 @@ export function checksumPassing(
       }, done);
     },
   });
-  source.on('error', (error) => stream.destroy(error));
-  stream.on('close', () => source.destroy());
   return {
-    stream: source.pipe(stream),
+    stream: sourceThrough(source, stream),
     value: () => {
       if (value === undefined) throw new Error('checksumPassing: the stream has not ended');
       return value;

@@ -14,9 +14,9 @@ import { MultipartRefused, noSuchUpload } from './multipart-refusals.js';
 import { dropBlobs } from './object-bytes.js';
 import { readingTurn } from './part-turns.js';
 import type { StoragePorts } from './ports.js';
+import { capOf } from './quota.js';
 import { UploadReservation } from './upload-reservations.js';
 import { timeOrderedUuid } from './uploads.js';
-import { planOf } from './users.js';
 
 export const MAX_PART_NUMBER = 10_000;
 
@@ -96,12 +96,10 @@ export async function storePart(ports: StoragePorts, input: PartInput): Promise<
   const maxFileBytes = ports.limits.maxFileBytes;
   if (input.declaredSize > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);
   if (input.upload?.id !== input.uploadId || input.upload.bucket_id !== bucket.id) await requireUpload(ports, bucket, input.uploadId);
-  const plan = planOf(owner);
-  const cap = ports.limits.plans[plan].storageBytes;
+  const quota = capOf(ports.limits, owner);
   const earlier = (await findPart(ports.db, input.uploadId, input.partNumber))?.size ?? 0;
   const reservation = await UploadReservation.take(ports, owner.id, Math.max(0, input.declaredSize - earlier), {
-    cap,
-    plan,
+    quota,
     maxUploads: ports.limits.maxUploadsPerUser,
   });
   const storageKey = `${bucket.storage_name}/${timeOrderedUuid()}`;
@@ -124,8 +122,8 @@ export async function storePart(ports: StoragePorts, input: PartInput): Promise<
     const checksum = input.checksum ? await input.checksum() : null;
     const now = new Date().toISOString();
     const part = { upload_id: input.uploadId, part_number: input.partNumber, storage_key: storageKey, size, md5, created_at: now, checksum };
-    const recorded = await ports.writes.recordPart({ userId: owner.id, cap, reservationId: reservation.id, now, part });
-    if ('refusal' in recorded) throw recorded.refusal === 'over-cap' ? errors.storageLimit(plan, cap) : noSuchUpload();
+    const recorded = await ports.writes.recordPart({ userId: owner.id, quota, reservationId: reservation.id, now, part });
+    if ('refusal' in recorded) throw recorded.refusal === 'over-cap' ? quota.exceeded() : noSuchUpload();
     stored = false;
     if (recorded.replaced) await dropBlobs(ports, [recorded.replaced]);
     return { md5, checksum };

@@ -30,7 +30,7 @@ import { isFolderMarker } from '@pail/shared';
 import type { StoragePorts } from './ports.js';
 import { ResumableHashes } from './resumable-hashes.js';
 import { commitStoredBlob, timeOrderedUuid } from './uploads.js';
-import { planOf } from './users.js';
+import { capOf } from './quota.js';
 
 /** This process's running content hashes of the uploads whose bytes it receives. */
 const hashes = new ResumableHashes();
@@ -63,8 +63,7 @@ export async function createResumableUpload(ports: StoragePorts, id: string, inp
   if (input.length > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);
   if (isFolderMarker(input.filename) && input.length > 0) throw errors.folderMarkerNotEmpty();
   checkDeclaredType(rules, input.contentType);
-  const plan = planOf(input.owner);
-  const cap = ports.limits.plans[plan].storageBytes;
+  const quota = capOf(ports.limits, input.owner);
   const now = new Date().toISOString();
   const row: ResumableUploadRow = {
     id,
@@ -79,9 +78,9 @@ export async function createResumableUpload(ports: StoragePorts, id: string, inp
     updated_at: now,
   };
   await ports.blobs.staging.create(id);
-  if (!(await insertResumableUpload(ports.db, row, cap))) {
+  if (!(await insertResumableUpload(ports.db, row, quota))) {
     await ports.blobs.staging.remove(id).catch(() => {});
-    throw errors.storageLimit(plan, cap);
+    throw quota.exceeded();
   }
   return row;
 }

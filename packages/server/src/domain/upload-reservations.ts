@@ -9,10 +9,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { bodyThrough } from '../blob/joined-streams.js';
 import type { Db } from '../db/database.js';
 import { growReservation, releaseReservation, renewReservation } from '../db/repositories/upload-reservations.js';
 import { errors } from './errors.js';
 import type { StoragePorts } from './ports.js';
+import type { Quota } from './quota.js';
 
 const LEASE_MS = 2 * 60 * 1000;
 const RENEW_EVERY_MS = 30 * 1000;
@@ -20,8 +22,7 @@ const RENEW_EVERY_MS = 30 * 1000;
 const GROWTH_BYTES = 8 * 1024 * 1024;
 
 export interface ReservationRules {
-  cap: number;
-  plan: string;
+  quota: Quota;
   maxUploads: number;
 }
 
@@ -48,12 +49,12 @@ export class UploadReservation {
       id,
       userId,
       bytes,
-      cap: rules.cap,
+      quota: rules.quota,
       maxUploads: rules.maxUploads,
       now: new Date().toISOString(),
       expiresAt: leaseEnd(),
     });
-    if (refusal === 'over-cap') throw errors.storageLimit(rules.plan, rules.cap);
+    if (refusal === 'over-cap') throw rules.quota.exceeded();
     if (refusal === 'too-many') throw errors.tooManyUploads(rules.maxUploads);
     return new UploadReservation(ports.db, id, userId, rules, bytes);
   }
@@ -76,8 +77,7 @@ export class UploadReservation {
         );
       },
     });
-    body.on('error', (error) => meter.destroy(error));
-    return body.pipe(meter);
+    return bodyThrough(body, meter);
   }
 
   private async grow(needed: number): Promise<void> {
@@ -88,7 +88,7 @@ export class UploadReservation {
         id: this.id,
         userId: this.userId,
         bytes: more,
-        cap: this.rules.cap,
+        quota: this.rules.quota,
         now: new Date().toISOString(),
         expiresAt: leaseEnd(),
       });
@@ -97,7 +97,7 @@ export class UploadReservation {
         return;
       }
     }
-    throw errors.storageLimit(this.rules.plan, this.rules.cap);
+    throw this.rules.quota.exceeded();
   }
 
   async release(): Promise<void> {

@@ -1,8 +1,8 @@
 /**
  * Storing a file. A large file's bytes go to a new, unique blob key first;
  * then one transaction (db/object-writes/) records the row, moves the
- * bucket's counts and the owner's usage (checked against the plan's cap in
- * the same conditional update) and retires the replaced version. A small
+ * bucket's counts and the owner's usage (asking the cap, quota.ts, under the
+ * owner's lock in that transaction) and retires the replaced version. A small
  * file's bytes are written in that same transaction. A crash anywhere leaves
  * the old version or the new one, and at worst an unreferenced blob that
  * garbage collection removes later.
@@ -22,8 +22,8 @@ import { errors } from './errors.js';
 import { noSuchUpload } from './multipart-refusals.js';
 import { dropBlobs, retireVersions } from './object-bytes.js';
 import type { StoragePorts } from './ports.js';
+import { capOf, type Quota } from './quota.js';
 import { UploadReservation } from './upload-reservations.js';
-import { planOf } from './users.js';
 
 export interface UploadInput {
   owner: AccountRow;
@@ -59,13 +59,18 @@ export interface UploadInput {
   condition?: WriteCondition;
   /** The multipart upload this upload completes: it ends in the commit's transaction, and its part blobs are deleted after. */
   endsUpload?: string;
+  /**
+   * Reads what follows the body in its request (a form's other parts) once
+   * the body is read; a rejection (a second file) refuses the upload before
+   * anything is committed.
+   */
+  beforeCommit?: () => Promise<void>;
 }
 
 /** Refuses a conditional write that cannot succeed as things stand, before any byte is read; the commit checks again. */
 export async function checkWriteCondition(ports: Pick<StoragePorts, 'db'>, bucketId: number, filename: string, condition: WriteCondition): Promise<void> {
   const refusal = conditionRefusal(condition, await findObjectRow(ports.db, bucketId, filename));
-  // The plan and cap only name an over-cap refusal, which a condition never is.
-  if (refusal) throw refusalError(refusal, '', 0);
+  if (refusal) throw refusalError(refusal);
 }
 
 /** A conditional write whose condition did not hold; each door answers it in its own terms (S3: 412 PreconditionFailed). */
@@ -84,8 +89,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
   const rules = await bucketRules(ports, bucket.id);
   const maxFileBytes = Math.min(ports.limits.maxFileBytes, input.maxBytes ?? Infinity, rules.maxFileBytes ?? Infinity);
   checkDeclaredType(rules, input.contentType);
-  const plan = planOf(owner);
-  const cap = ports.limits.plans[plan].storageBytes;
+  const quota = capOf(ports.limits, owner);
   const marker = isFolderMarker(filename);
   if (marker && input.declaredSize !== undefined && input.declaredSize > 0) throw errors.folderMarkerNotEmpty();
   if (input.declaredSize !== undefined && input.declaredSize > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);
@@ -111,10 +115,9 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       // Bytes bound for the blob store are held against the cap from the start (upload-reservations.ts),
       // all of them when the length is declared, else as they stream; the replaced version's bytes count as freed.
       const replacedSize = (await findObjectRow(ports.db, bucket.id, filename))?.size ?? 0;
-      const rules = { cap, plan, maxUploads: ports.limits.maxUploadsPerUser };
       const declared = input.declaredSize;
       const needed = declared === undefined ? 0 : Math.max(0, declared - replacedSize - (input.heldBytes ?? 0));
-      reservation = await UploadReservation.take(ports, owner.id, needed, rules);
+      reservation = await UploadReservation.take(ports, owner.id, needed, { quota, maxUploads: ports.limits.maxUploadsPerUser });
       const stream = declared === undefined ? reservation.meter(body.stream, replacedSize) : body.stream;
       try {
         stored = await ports.blobs.put(storageKey, stream, {
@@ -126,10 +129,11 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
         throw error instanceof BlobTooLargeError ? errors.fileTooLarge(maxFileBytes) : error;
       }
     }
-    const { replaced, endedParts } = await commit(ports, {
+    // Small files too: the commit asks the cap with everything the owner holds.
+    const { replaced, endedParts } = await commit(ports, quota, input.beforeCommit, {
       ownerId: owner.id,
-      cap,
-      plan,
+      quota,
+      ...(reservation ? { reservationId: reservation.id } : {}),
       bucketId: bucket.id,
       filename,
       storageKey,
@@ -169,8 +173,6 @@ export async function uploadConcatenated(
   const rules = await bucketRules(ports, bucket.id);
   const maxFileBytes = Math.min(ports.limits.maxFileBytes, rules.maxFileBytes ?? Infinity);
   checkDeclaredType(rules, input.contentType);
-  const plan = planOf(owner);
-  const cap = ports.limits.plans[plan].storageBytes;
   if (isFolderMarker(filename) && input.size > 0) throw errors.folderMarkerNotEmpty();
   if (input.size > maxFileBytes) throw errors.fileTooLarge(maxFileBytes);
   // The bucket's types, checked against the first bytes, as uploadObject checks them.
@@ -178,10 +180,10 @@ export async function uploadConcatenated(
     rules.allowedTypes === null ? input.contentType : await checkedType(rules, input.contentType, await firstBytesOf(ports, input.sources, TYPE_SNIFF_BYTES));
   const storageKey = `${bucket.storage_name}/${timeOrderedUuid()}`;
   // uploadObject's reservation with heldBytes = size: no bytes beyond the sources', but it counts as an upload in flight.
-  const reservation = await UploadReservation.take(ports, owner.id, 0, { cap, plan, maxUploads: ports.limits.maxUploadsPerUser });
+  const reservation = await UploadReservation.take(ports, owner.id, 0, { quota: capOf(ports.limits, owner), maxUploads: ports.limits.maxUploadsPerUser });
   try {
     const { size } = await ports.blobs.concat(storageKey, input.sources);
-    return await commitStoredBlob(ports, { ...input, contentType, storageKey, size, contentHash: input.etag });
+    return await commitStoredBlob(ports, { ...input, contentType, storageKey, size, contentHash: input.etag, reservationId: reservation.id });
   } finally {
     await reservation.release();
   }
@@ -203,16 +205,17 @@ export async function commitStoredBlob(
     contentHash?: string;
     /** The resumable upload this file completes: it ends in the commit's transaction. */
     endsResumable?: string;
+    /** The reservation that held this file while it was made: it ends in the commit's transaction. */
+    reservationId?: string;
   },
 ): Promise<UploadResult> {
   const { owner, bucket, filename, storageKey } = input;
-  const plan = planOf(owner);
-  const cap = ports.limits.plans[plan].storageBytes;
+  const quota = capOf(ports.limits, owner);
   const contentHash = input.contentHash ?? (await storedContentHash(ports, storageKey));
-  const { replaced, endedParts } = await commit(ports, {
+  const { replaced, endedParts } = await commit(ports, quota, undefined, {
     ownerId: owner.id,
-    cap,
-    plan,
+    quota,
+    ...(input.reservationId !== undefined ? { reservationId: input.reservationId } : {}),
     bucketId: bucket.id,
     filename,
     storageKey,
@@ -255,19 +258,21 @@ async function firstBytesOf(ports: Pick<StoragePorts, 'blobs'>, sources: string[
   return Buffer.concat(chunks).subarray(0, bytes);
 }
 
-/** The commit; on a refusal the stored bytes are removed and the refusal becomes the answer. */
-async function commit(ports: StoragePorts, input: CommitInput & { plan: string }): Promise<Committed> {
+/** The commit, after `before` (UploadInput.beforeCommit); on a refusal the stored bytes are removed and the refusal becomes the answer. */
+async function commit(ports: StoragePorts, quota: Quota, before: (() => Promise<void>) | undefined, input: CommitInput): Promise<Committed> {
   try {
+    await before?.();
     return await ports.writes.commitUpload(input);
   } catch (error) {
     if (!input.inlineBytes) await ports.blobs.delete([input.storageKey]).catch(() => {});
-    if (error instanceof WriteRefused) throw refusalError(error.refusal, input.plan, input.cap);
+    if (error instanceof WriteRefused) throw refusalError(error.refusal, quota);
     throw error;
   }
 }
 
-function refusalError(refusal: Refusal, plan: string, cap: number): Error {
-  if (refusal === 'over-cap') return errors.storageLimit(plan, cap);
+/** The answer to a refused write; the quota names an over-cap refusal, which a condition check never gives. */
+function refusalError(refusal: Refusal, quota?: Quota): Error {
+  if (refusal === 'over-cap') return quota?.exceeded() ?? new Error('an over-cap refusal without its quota');
   if (refusal === 'precondition-failed') return new WriteConditionFailed();
   if (refusal === 'no-upload') return noSuchUpload();
   if (refusal === 'no-resumable') return errors.uploadNotFound();

@@ -49,23 +49,41 @@ export interface MultipartFile {
   filename: string | undefined;
   stream: Readable;
   mimetype: string | undefined;
+  /**
+   * Reads the rest of the form once the file's bytes are read, before the
+   * file is committed: a form with a second file is refused (400) and stores
+   * nothing, as the contract takes one file per request.
+   */
+  rest: () => Promise<void>;
 }
 
 /**
- * Runs `consume` on the part named `file` and drains every other part, so the
- * request never hangs. A form without such a part is a 400.
+ * Runs `consume` on the part named `file`, letting go of the fields around it,
+ * so the request never hangs. A form without such a part is a 400.
  */
 export async function withMultipartFile<T>(request: FastifyRequest, consume: (file: MultipartFile) => Promise<T>): Promise<T> {
   if (!request.isMultipart()) throw errors.validation("Expected a multipart/form-data body with a file part named 'file'");
-  let result: { value: T } | undefined;
-  for await (const part of request.parts()) {
-    if (part.type !== 'file') continue;
-    if (part.fieldname === 'file' && result === undefined) {
-      result = { value: await consume({ filename: part.filename, stream: part.file, mimetype: part.mimetype }) };
-    } else {
+  const parts = request.parts()[Symbol.asyncIterator]();
+  const rest = async (): Promise<void> => {
+    for (let next = await parts.next(); !next.done; next = await parts.next()) {
+      const part = next.value;
+      if (part.type !== 'file') continue;
       part.file.resume();
+      // Another file after the first (the parser's file limit refuses most of them first, with the same answer).
+      throw errors.validation('Too many files in the multipart body; send one part named file');
     }
+  };
+  for (let next = await parts.next(); !next.done; next = await parts.next()) {
+    const part = next.value;
+    if (part.type !== 'file') continue;
+    if (part.fieldname !== 'file') {
+      part.file.resume();
+      continue;
+    }
+    const result = await consume({ filename: part.filename, stream: part.file, mimetype: part.mimetype, rest });
+    // Anything left (a consumer that did not ask for the rest) is read and let go.
+    await rest();
+    return result;
   }
-  if (result === undefined) throw errors.validation("Multipart body has no file part named 'file'");
-  return result.value;
+  throw errors.validation("Multipart body has no file part named 'file'");
 }

@@ -8,6 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { BlobNotFoundError } from '../blob/blob-store.js';
+import { sourceThrough } from '../blob/joined-streams.js';
 import { Readable, Transform } from 'node:stream';
 import { getOwnBucketByName } from '../domain/buckets.js';
 import { isComposite } from '../domain/checksum-algorithms.js';
@@ -57,10 +58,8 @@ export function md5Passing(body: Buffer | Readable): { stream: Readable; md5Hex:
       done(null, chunk);
     },
   });
-  source.on('error', (error) => tap.destroy(error));
   // An upload refused before it read every byte (over the cap) must not leave the store's stream open.
-  tap.on('close', () => source.destroy());
-  return { stream: source.pipe(tap), md5Hex: () => (hex ??= md5.digest('hex')) };
+  return { stream: sourceThrough(source, tap), md5Hex: () => (hex ??= md5.digest('hex')) };
 }
 
 export async function CopyObject(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, target: S3Target): Promise<FastifyReply> {

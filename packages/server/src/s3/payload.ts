@@ -14,6 +14,7 @@ import type { FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
+import { bodyThrough } from '../blob/joined-streams.js';
 import type { S3Caller } from './auth.js';
 import { AwsChunkedDecoder, chunkedErrors, STREAMING_SIGNED, STREAMING_SIGNED_TRAILER, STREAMING_UNSIGNED_TRAILER, type ChunkSigning } from './aws-chunked.js';
 import { bodyChecks, checksumAlgorithmOf, checksumTap, failedCheck, sentChecksumAlgorithm, verifiedChecksums, type BodyCheck } from './checksums.js';
@@ -96,9 +97,7 @@ function readBody(request: FastifyRequest, payloadHash: string, caller: S3Caller
   if (payloadHash.startsWith('STREAMING-')) return chunkedBody(request, payloadHash, caller, taps);
   const checks = [...bodyChecks(headers, undefined, flexible), ...taps];
   if (payloadHash === UNSIGNED_PAYLOAD) {
-    return checks.length === 0
-      ? { stream: request.raw, raw: true }
-      : { stream: settled(checked(request.raw, checks)), raw: true, checksums: verifiedChecksums(checks) };
+    return checks.length === 0 ? { stream: request.raw, raw: true } : { stream: checked(request.raw, checks), raw: true, checksums: verifiedChecksums(checks) };
   }
   if (/^[0-9a-f]{64}$/.test(payloadHash)) {
     const sha256 = createHash('sha256');
@@ -107,7 +106,7 @@ function readBody(request: FastifyRequest, payloadHash: string, caller: S3Caller
       expected: () => Buffer.from(payloadHash, 'hex').toString('base64'),
       mismatch: s3Errors.contentSha256Mismatch,
     };
-    return { stream: settled(checked(request.raw, [payload, ...checks])), raw: true, checksums: verifiedChecksums(checks) };
+    return { stream: checked(request.raw, [payload, ...checks]), raw: true, checksums: verifiedChecksums(checks) };
   }
   throw s3Errors.invalidArgument(`x-amz-content-sha256 must be the payload's hex SHA-256, ${UNSIGNED_PAYLOAD} or a STREAMING-* mode`);
 }
@@ -131,23 +130,10 @@ function chunkedBody(request: FastifyRequest, payloadHash: string, caller: S3Cal
     ...bodyChecks(headers, trailerChecksum && { algorithm: trailerChecksum.algorithm!, value: () => decoder.trailers.get(trailerChecksum.name) }),
     ...taps,
   ];
-  request.raw.on('error', (error) => decoder.destroy(error));
   // A body refused midway (a bad chunk signature) is read on to its end and dropped, so the connection can carry the answer and the next request.
-  decoder.on('error', () => request.raw.unpipe(decoder).resume());
-  const decoded = request.raw.pipe(decoder);
-  const stream = settled(checks.length === 0 ? decoded : checked(decoded, checks));
+  const decoded = bodyThrough(request.raw, decoder);
+  const stream = checks.length === 0 ? decoded : checked(decoded, checks);
   return { stream, raw: false, declaredSize: Number(decodedLength), checksums: verifiedChecksums(checks) };
-}
-
-/**
- * A checking stream fails as soon as its input does (a bad chunk signature),
- * which may be while its reader is between listeners (uploads.ts reads a
- * small body, then hands the rest to the blob store after a few awaits).
- * The failure stays on the stream (destroyed, errored) for the reader to
- * meet; this listener only keeps it from being an uncaught 'error' meanwhile.
- */
-function settled(stream: Readable): Readable {
-  return stream.on('error', () => {});
 }
 
 /** x-amz-trailer: the trailing checksums a body ends with (S3 takes checksums only). */
@@ -175,8 +161,9 @@ function checked(body: Readable, checks: BodyCheck[]): Readable {
       );
     },
   });
-  body.on('error', (error) => checker.destroy(error));
-  return body.pipe(checker);
+  // It may fail (its input did: a bad chunk signature) while its reader is between listeners (uploads.ts reads a
+  // small body, then hands the rest to the blob store after a few awaits): the failure waits on the stream.
+  return bodyThrough(body, checker);
 }
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);

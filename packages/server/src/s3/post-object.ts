@@ -10,6 +10,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
+import { bodyThrough } from '../blob/joined-streams.js';
 import { getBucketCors } from '../domain/bucket-cors.js';
 import { getOwnBucketByName } from '../domain/buckets.js';
 import { requirePermission } from '../domain/key-limits.js';
@@ -60,12 +61,11 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
     if ((fields.get('tagging') ?? '') !== '') throw s3Errors.notImplemented('tagging (object tags)');
     const filename = parseFilename(key);
     const checked = lengthChecked(policy);
-    form.file.stream.on('error', (error) => checked.stream.destroy(error));
     await uploadObject(ctx.storage, {
       owner: owner.user,
       bucket: { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name },
       filename,
-      body: form.file.stream.pipe(checked.stream),
+      body: bodyThrough(form.file.stream, checked.stream),
       contentType: contentTypeFor(filename, fields.get('content-type')),
       metadata: metadataOf(Object.fromEntries(fields)),
       etag: checked.md5Hex,

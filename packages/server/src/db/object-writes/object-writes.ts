@@ -5,14 +5,21 @@
  * written, and a retired version's removed, in the transaction that changes
  * its row. Every implementation runs under the whole HTTP test suite.
  */
+import type { CapRule } from '../repositories/holdings.js';
 import type { PartRecorded, RecordPartInput } from '../repositories/multipart.js';
 import type { StoredVersion } from '../repositories/objects.js';
 import type { ReservationInput, ReservationRefusal } from '../repositories/upload-reservations.js';
 
 export interface CommitInput {
   ownerId: number;
-  /** The owner's storage cap: the commit refuses to take usage past it. */
-  cap: number;
+  /**
+   * The cap rule (domain/quota.ts), asked in the commit's transaction with
+   * everything the owner holds but what this commit ends (its reservation,
+   * the upload it completes) and the bytes it adds beside the version it replaces.
+   */
+  quota: CapRule;
+  /** The reservation that held this file's bytes while they streamed: dropped in the commit's transaction, as the file starts to count. */
+  reservationId?: string;
   bucketId: number;
   filename: string;
   storageKey: string;
@@ -65,8 +72,8 @@ export function conditionRefusal(condition: WriteCondition | undefined, current:
 export interface ObjectWrites {
   /**
    * Makes stored bytes the file's current version in one transaction: moves
-   * the owner's usage by the difference (refusing, in the same conditional
-   * update, to pass the cap), writes the row and any inline bytes, drops the
+   * the owner's usage by the difference (refusing, under the owner's lock,
+   * what does not fit beside everything else held: CommitInput.quota), writes the row and any inline bytes, drops the
    * replaced version's inline bytes, and moves the bucket's counts (which
    * fails if the bucket was deleted meanwhile), and ends the multipart
    * upload it completes, if any.

@@ -10,6 +10,7 @@
 import type { Db } from '../database.js';
 import { foldName } from '../folded-names.js';
 import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
+import { heldBeside, type Holding } from '../repositories/holdings.js';
 import { recordPart } from '../repositories/multipart.js';
 import { reserveUpload } from '../repositories/upload-reservations.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
@@ -60,33 +61,40 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
       .where('bucket_id', '=', bucketId)
       .where('filename', 'in', names)
       .execute();
+    // Each upload the batch completes, with the bytes it holds until it ends (kept parts, a resumable length).
     const liveUploads = await lockUploads(trx, items);
     const liveResumables = await lockResumables(trx, items);
+    const now = new Date().toISOString();
+    // Under the owner's lock: what the owner holds, and the reservations of this batch's files, which end with it.
+    let held: Holding = { used: locked.storage_used_bytes, ...(await heldBeside(trx, locked.owner_id, now)) };
+    const reserved = await dropReservations(trx, items, now);
 
     // The current version of each name as the batch goes: committed, or earlier in this batch.
     const current = new Map<string, { storage_key: string; size: number; inline: number; etag: string; committed: boolean }>(
       existing.map((row) => [row.filename, { ...row, committed: true }]),
     );
     const latest = new Map<string, CommitInput>();
-    let usage = locked.storage_used_bytes;
     let countDelta = 0;
     let bytesDelta = 0;
     const retiredInline: string[] = [];
     const outcomes = items.map((item): Outcome<Committed> => {
       // Ended once: a second completion of the same upload in this batch finds it gone.
-      if (item.endsUpload !== undefined && !liveUploads.delete(item.endsUpload)) return { ok: false, error: new WriteRefused('no-upload') };
-      if (item.endsResumable !== undefined && !liveResumables.delete(item.endsResumable)) return { ok: false, error: new WriteRefused('no-resumable') };
+      const parts = item.endsUpload === undefined ? 0 : liveUploads.get(item.endsUpload);
+      if (parts === undefined) return { ok: false, error: new WriteRefused('no-upload') };
+      const resumable = item.endsResumable === undefined ? 0 : liveResumables.get(item.endsResumable);
+      if (resumable === undefined) return { ok: false, error: new WriteRefused('no-resumable') };
       const old = current.get(item.filename);
       // Under the bucket's lock, and against earlier uploads of this batch: the condition holds for the version replaced.
       const refusal = conditionRefusal(item.condition, old);
       const delta = item.size - (old?.size ?? 0);
-      const refused = refusal ?? (delta > 0 && usage + delta > item.cap ? 'over-cap' : null);
-      if (refused) {
-        if (item.endsUpload !== undefined) liveUploads.add(item.endsUpload);
-        if (item.endsResumable !== undefined) liveResumables.add(item.endsResumable);
-        return { ok: false, error: new WriteRefused(refused) };
-      }
-      usage += delta;
+      // Everything held but what this commit ends (its reservation, the upload it completes), which becomes the file.
+      const own = item.reservationId === undefined ? 0 : (reserved.get(item.reservationId) ?? 0);
+      const beside = { ...held, reserved: held.reserved - own, parts: held.parts - parts, resumable: held.resumable - resumable };
+      const refused = refusal ?? (item.quota.fits(beside, delta) ? null : 'over-cap');
+      if (refused) return { ok: false, error: new WriteRefused(refused) };
+      if (item.endsUpload !== undefined) liveUploads.delete(item.endsUpload);
+      if (item.endsResumable !== undefined) liveResumables.delete(item.endsResumable);
+      held = { ...beside, used: beside.used + delta };
       bytesDelta += delta;
       if (!old) countDelta += 1;
       // A committed inline version's bytes leave with this transaction; one from earlier in the batch was never written.
@@ -99,14 +107,13 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
     await endUploads(trx, items, outcomes);
     await endResumables(trx, items, outcomes);
 
-    const now = new Date().toISOString();
     const versions = [...latest.values()];
     await deleteInlineBytes(trx, retiredInline);
     // The rest in one statement: the rows, the new small files' bytes, the
     // owner's usage and the bucket's counts as data-modifying CTEs (each runs
     // exactly once, and every row they touch is a different one).
     const writes = trx
-      .with('owner_usage', (q) => q.updateTable('users').set({ storage_used_bytes: usage }).where('id', '=', locked.owner_id).returning('id'))
+      .with('owner_usage', (q) => q.updateTable('users').set({ storage_used_bytes: held.used }).where('id', '=', locked.owner_id).returning('id'))
       .with('bucket_counts', (q) =>
         q
           .updateTable('buckets')
@@ -160,10 +167,10 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
   });
 }
 
-/** Locks the rows of the multipart uploads the batch completes; returns those that have not ended. */
-async function lockUploads(trx: Db, items: CommitInput[]): Promise<Set<string>> {
+/** Locks the rows of the multipart uploads the batch completes; returns those that have not ended, with their kept parts' bytes. */
+async function lockUploads(trx: Db, items: CommitInput[]): Promise<Map<string, number>> {
   const ids = items.flatMap((item) => (item.endsUpload !== undefined ? [item.endsUpload] : []));
-  if (ids.length === 0) return new Set();
+  if (ids.length === 0) return new Map();
   // An update locks the rows as the part writes and aborts do (repositories/multipart.ts).
   const rows = await trx
     .updateTable('multipart_uploads')
@@ -171,7 +178,24 @@ async function lockUploads(trx: Db, items: CommitInput[]): Promise<Set<string>> 
     .where('id', 'in', ids)
     .returning('id')
     .execute();
-  return new Set(rows.map((row) => row.id));
+  const live = new Map(rows.map((row) => [row.id, 0]));
+  if (live.size === 0) return live;
+  const parts = await trx
+    .selectFrom('multipart_parts')
+    .select((eb) => ['upload_id', eb.fn.sum<number | string>('size').as('bytes')])
+    .where('upload_id', 'in', [...live.keys()])
+    .groupBy('upload_id')
+    .execute();
+  for (const part of parts) live.set(part.upload_id, Number(part.bytes));
+  return live;
+}
+
+/** Drops the reservations that held the batch's files while they streamed; returns the bytes each live one held. */
+async function dropReservations(trx: Db, items: CommitInput[], now: string): Promise<Map<string, number>> {
+  const ids = items.flatMap((item) => (item.reservationId !== undefined ? [item.reservationId] : []));
+  if (ids.length === 0) return new Map();
+  const rows = await trx.deleteFrom('upload_reservations').where('id', 'in', ids).returning(['id', 'bytes', 'expires_at']).execute();
+  return new Map(rows.filter((row) => row.expires_at > now).map((row) => [row.id, Number(row.bytes)]));
 }
 
 /** Ends the uploads that committed items complete: their part rows and theirs go, and each item learns its parts' storage keys. */
@@ -188,12 +212,12 @@ async function endUploads(trx: Db, items: CommitInput[], outcomes: Outcome<Commi
   await trx.deleteFrom('multipart_uploads').where('id', 'in', ids).execute();
 }
 
-/** Locks the rows of the resumable uploads the batch completes; returns those that have not ended. */
-async function lockResumables(trx: Db, items: CommitInput[]): Promise<Set<string>> {
+/** Locks the rows of the resumable uploads the batch completes; returns those that have not ended, with their lengths. */
+async function lockResumables(trx: Db, items: CommitInput[]): Promise<Map<string, number>> {
   const ids = items.flatMap((item) => (item.endsResumable !== undefined ? [item.endsResumable] : []));
-  if (ids.length === 0) return new Set();
-  const rows = await trx.selectFrom('resumable_uploads').select('id').where('id', 'in', ids).forUpdate().execute();
-  return new Set(rows.map((row) => row.id));
+  if (ids.length === 0) return new Map();
+  const rows = await trx.selectFrom('resumable_uploads').select(['id', 'length']).where('id', 'in', ids).forUpdate().execute();
+  return new Map(rows.map((row) => [row.id, Number(row.length)]));
 }
 
 /** Ends the resumable uploads that committed items complete. */

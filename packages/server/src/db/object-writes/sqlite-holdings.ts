@@ -8,19 +8,27 @@
  * as the rest of the request's database work (bench/README.md, round 5).
  */
 import type SQLite from 'better-sqlite3';
+import type { HoldingAndUploads } from '../repositories/holdings.js';
 import type { PartRecorded, RecordPartInput } from '../repositories/multipart.js';
 import type { ReservationInput, ReservationRefusal } from '../repositories/upload-reservations.js';
 import type { SqliteWriter } from '../sqlite-writer.js';
 import type { ObjectWrites } from './object-writes.js';
 
+/**
+ * What holdings.ts's heldBeside() reads, as result columns of a statement
+ * with @user and @now: live reservations (but @except: '' leaves none out),
+ * kept parts, resumable lengths.
+ */
+export const HELD_BESIDE_COLUMNS = `(select coalesce(sum(bytes), 0) from upload_reservations where user_id = @user and expires_at > @now and id != @except) as reserved,
+      (select coalesce(sum(p.size), 0) from multipart_parts p join multipart_uploads u on u.id = p.upload_id where u.owner_id = @user) as parts,
+      (select coalesce(sum(length), 0) from resumable_uploads where owner_id = @user) as resumable`;
+
 const STATEMENTS = {
-  // What holdings.ts's holding() reads: stored bytes, live reservations (but one: '' leaves none out), kept parts, resumable lengths.
+  // What holdings.ts's holding() reads: stored bytes, how many live reservations, and what is held beside.
   holding: `select
       (select storage_used_bytes from users where id = @user) as used,
       (select count(*) from upload_reservations where user_id = @user and expires_at > @now and id != @except) as count,
-      (select coalesce(sum(bytes), 0) from upload_reservations where user_id = @user and expires_at > @now and id != @except) as reserved,
-      (select coalesce(sum(p.size), 0) from multipart_parts p join multipart_uploads u on u.id = p.upload_id where u.owner_id = @user) as parts,
-      (select coalesce(sum(length), 0) from resumable_uploads where owner_id = @user) as resumable`,
+      ${HELD_BESIDE_COLUMNS}`,
   reserve: 'insert into upload_reservations (id, user_id, bytes, expires_at) values (?, ?, ?, ?)',
   uploadLive: 'select 1 from multipart_uploads where id = ?',
   oldPart: 'select storage_key, size from multipart_parts where upload_id = ? and part_number = ?',
@@ -32,34 +40,27 @@ const STATEMENTS = {
 
 type Prepared = { [K in keyof typeof STATEMENTS]: SQLite.Statement };
 
-interface Held {
-  used: number;
-  count: number;
-  /** Reservations, kept parts and resumable lengths together. */
-  reserved: number;
+export interface SqliteHoldings extends Pick<ObjectWrites, 'reserveUpload' | 'recordPart'> {
+  /** Drops a reservation inside a write (its bytes become the part or file the write records). */
+  dropReservation(id: string): void;
 }
 
-export function sqliteHoldingWrites(sqlite: SQLite.Database, writer: SqliteWriter): Pick<ObjectWrites, 'reserveUpload' | 'recordPart'> {
+export function sqliteHoldingWrites(sqlite: SQLite.Database, writer: SqliteWriter): SqliteHoldings {
   // Prepared on first use: the tables exist only once migrations have run.
   let prepared: Prepared | null = null;
   const statements = () => (prepared ??= Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, sqlite.prepare(text)])) as Prepared);
 
-  function holding(userId: number, now: string, except = ''): Held {
-    const row = statements().holding.get({ user: userId, now, except }) as {
-      used: number | null;
-      count: number;
-      reserved: number;
-      parts: number;
-      resumable: number;
-    };
+  // Inside a write the writer runs: SQLite serialises writes, so no lock is needed.
+  function holding(userId: number, now: string, except = ''): HoldingAndUploads {
+    const row = statements().holding.get({ user: userId, now, except }) as Omit<HoldingAndUploads, 'used'> & { used: number | null };
     if (row.used === null) throw new Error(`no user ${userId}`);
-    return { used: row.used, count: row.count, reserved: row.reserved + row.parts + row.resumable };
+    return { ...row, used: row.used };
   }
 
   function reserve(input: ReservationInput): ReservationRefusal | null {
     const held = holding(input.userId, input.now);
     if (held.count >= input.maxUploads) return 'too-many';
-    if (held.used + held.reserved + input.bytes > input.cap) return 'over-cap';
+    if (!input.quota.fits(held, input.bytes)) return 'over-cap';
     statements().reserve.run(input.id, input.userId, input.bytes, input.expiresAt);
     return null;
   }
@@ -70,7 +71,7 @@ export function sqliteHoldingWrites(sqlite: SQLite.Database, writer: SqliteWrite
     const held = holding(input.userId, input.now, input.reservationId);
     if (sql.uploadLive.get(part.upload_id) === undefined) return { refusal: 'no-upload' };
     const old = sql.oldPart.get(part.upload_id, part.part_number) as { storage_key: string; size: number } | undefined;
-    if (held.used + held.reserved - (old?.size ?? 0) + part.size > input.cap) return { refusal: 'over-cap' };
+    if (!input.quota.fits(held, part.size - (old?.size ?? 0))) return { refusal: 'over-cap' };
     if (old) sql.deletePart.run(part.upload_id, part.part_number);
     sql.insertPart.run(part);
     sql.dropReservation.run(input.reservationId);
@@ -82,5 +83,6 @@ export function sqliteHoldingWrites(sqlite: SQLite.Database, writer: SqliteWrite
   return {
     reserveUpload: (input) => writer.writeNow(() => reserve(input)),
     recordPart: (input) => writer.writeNow(() => record(input)),
+    dropReservation: (id) => void statements().dropReservation.run(id),
   };
 }

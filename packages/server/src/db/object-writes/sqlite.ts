@@ -7,17 +7,19 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../database.js';
+import type { Holding } from '../repositories/holdings.js';
 import type { StoredVersion } from '../repositories/objects.js';
 import { foldName } from '../folded-names.js';
 import type { SqliteWriter } from '../sqlite-writer.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
 import { deleteVersionWith, readInlineWith, removePurgedWith } from './shared.js';
-import { sqliteHoldingWrites } from './sqlite-holdings.js';
+import { HELD_BESIDE_COLUMNS, sqliteHoldingWrites } from './sqlite-holdings.js';
 
 const STATEMENTS = {
   old: 'select storage_key, size, inline, etag from objects where bucket_id = ? and filename = ?',
-  grow: 'update users set storage_used_bytes = storage_used_bytes + ? where id = ? and storage_used_bytes + ? <= ?',
-  shrink: 'update users set storage_used_bytes = storage_used_bytes + ? where id = ?',
+  // The usage moved, and what the cap counts read in the same statement: stored bytes before the move, and what is held beside.
+  usage: `update users set storage_used_bytes = storage_used_bytes + @delta where id = @user
+      returning storage_used_bytes - @delta as used, ${HELD_BESIDE_COLUMNS}`,
   insertInline: 'insert into inline_blobs (storage_key, bytes) values (?, ?)',
   deleteInline: 'delete from inline_blobs where storage_key = ?',
   insertObject:
@@ -37,6 +39,7 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
   // Prepared on first use: the tables exist only once migrations have run.
   let prepared: Prepared | null = null;
   const statements = () => (prepared ??= Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, sqlite.prepare(text)])) as Prepared);
+  const holdings = sqliteHoldingWrites(sqlite, writer);
 
   function commit(input: CommitInput): Committed {
     const sql = statements();
@@ -47,11 +50,21 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
     // Writes are serialised, so the condition holds for exactly the version this commit replaces.
     const refusal = conditionRefusal(input.condition, old);
     if (refusal) throw new WriteRefused(refusal);
+    // What this write ends stops being held before the cap is asked (a refusal rolls it all back):
+    // its reservation, the resumable upload (above) and the multipart upload's parts become the file.
+    if (input.reservationId !== undefined) holdings.dropReservation(input.reservationId);
+    let endedParts: string[] = [];
+    if (input.endsUpload !== undefined) {
+      endedParts = (sql.endParts.all(input.endsUpload) as { storage_key: string }[]).map((part) => part.storage_key);
+      sql.endUpload.run(input.endsUpload);
+    }
     const delta = input.size - (old?.size ?? 0);
-    const usage = delta > 0 ? sql.grow.run(delta, input.ownerId, delta, input.cap) : sql.shrink.run(delta, input.ownerId);
-    if (usage.changes === 0) throw new WriteRefused('over-cap');
-
     const now = new Date().toISOString();
+    const held = sql.usage.get({ delta, user: input.ownerId, now, except: '' }) as Holding | undefined;
+    // A refusal rolls back this write's savepoint, the usage moved above with it.
+    if (!held) throw new WriteRefused('no-bucket');
+    if (!input.quota.fits(held, delta)) throw new WriteRefused('over-cap');
+
     const inline = input.inlineBytes ? 1 : 0;
     const metadata = input.metadata ?? null;
     const checksums = input.checksums ?? null;
@@ -87,11 +100,6 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
       );
     }
     if (sql.count.run(old ? 0 : 1, delta, input.bucketId).changes === 0) throw new WriteRefused('no-bucket');
-    let endedParts: string[] = [];
-    if (input.endsUpload !== undefined) {
-      endedParts = (sql.endParts.all(input.endsUpload) as { storage_key: string }[]).map((part) => part.storage_key);
-      sql.endUpload.run(input.endsUpload);
-    }
     return { replaced: old ? { storage_key: old.storage_key, inline: old.inline } : null, endedParts };
   }
 
@@ -101,6 +109,7 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
     deleteVersion: deleteVersionWith(db, async () => {}),
     removePurged: removePurgedWith(db),
     readInline: readInlineWith(db),
-    ...sqliteHoldingWrites(sqlite, writer),
+    reserveUpload: holdings.reserveUpload,
+    recordPart: holdings.recordPart,
   };
 }

@@ -9,7 +9,7 @@
  */
 import type { Db } from '../database.js';
 import type { MultipartPartsTable, MultipartUploadsTable } from '../schema.js';
-import { holding } from './holdings.js';
+import { holding, type CapRule } from './holdings.js';
 
 export type MultipartUploadRow = MultipartUploadsTable;
 export type MultipartPartRow = MultipartPartsTable;
@@ -62,7 +62,7 @@ export type PartRecorded = { refusal: 'over-cap' | 'no-upload' } | { replaced: s
 
 export interface RecordPartInput {
   userId: number;
-  cap: number;
+  quota: CapRule;
   reservationId: string;
   now: string;
   part: MultipartPartRow;
@@ -80,7 +80,8 @@ export function recordPart(db: Db, input: RecordPartInput): Promise<PartRecorded
     const held = await holding(trx, input.userId, input.now, input.reservationId);
     if (!(await lockUpload(trx, part.upload_id))) return { refusal: 'no-upload' };
     const old = await findPart(trx, part.upload_id, part.part_number);
-    if (held.used + held.reserved - (old?.size ?? 0) + part.size > input.cap) return { refusal: 'over-cap' };
+    // The part's reservation is left out of the holding: it becomes the part. A replaced part's bytes are freed.
+    if (!input.quota.fits(held, part.size - (old?.size ?? 0))) return { refusal: 'over-cap' };
     if (old) await trx.deleteFrom('multipart_parts').where('upload_id', '=', part.upload_id).where('part_number', '=', part.part_number).execute();
     await trx.insertInto('multipart_parts').values(part).execute();
     await trx.deleteFrom('upload_reservations').where('id', '=', input.reservationId).execute();

@@ -8,16 +8,16 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../database.js';
 import type { ResumableUploadsTable } from '../schema.js';
-import { holding } from './holdings.js';
+import { holding, type CapRule } from './holdings.js';
 
 /** An upload as the domain sees it (the writer's lease is resumable-writers.ts's alone). */
 export type ResumableUploadRow = Omit<Selectable<ResumableUploadsTable>, 'writer' | 'writer_until' | 'writer_wanted'>;
 
 /** Records a new upload if its length fits the cap beside everything else the owner holds; false when it does not. */
-export function insertResumableUpload(db: Db, row: ResumableUploadRow, cap: number): Promise<boolean> {
+export function insertResumableUpload(db: Db, row: ResumableUploadRow, quota: CapRule): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const held = await holding(trx, row.owner_id, row.created_at);
-    if (held.used + held.reserved + row.length > cap) return false;
+    if (!quota.fits(held, row.length)) return false;
     await trx.insertInto('resumable_uploads').values(row).execute();
     return true;
   });

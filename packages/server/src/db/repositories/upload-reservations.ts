@@ -1,11 +1,11 @@
 /**
  * Bytes held by uploads in flight. A reservation is made or grown only while
- * the owner's stored bytes plus every live reservation stay within the cap,
- * checked under the owner's row lock (the same lock every write to a user's
+ * everything the owner holds stays within the cap (holdings.ts), checked
+ * under the owner's row lock (the same lock every write to a user's
  * usage takes), so racing uploads can never together hold more than fits.
  */
 import type { Db } from '../database.js';
-import { holding } from './holdings.js';
+import { holding, type CapRule } from './holdings.js';
 
 export type ReservationRefusal = 'over-cap' | 'too-many';
 
@@ -13,7 +13,7 @@ export interface ReservationInput {
   id: string;
   userId: number;
   bytes: number;
-  cap: number;
+  quota: CapRule;
   maxUploads: number;
   now: string;
   expiresAt: string;
@@ -24,17 +24,20 @@ export function reserveUpload(db: Db, input: ReservationInput): Promise<Reservat
   return db.transaction().execute(async (trx) => {
     const held = await holding(trx, input.userId, input.now);
     if (held.count >= input.maxUploads) return 'too-many';
-    if (held.used + held.reserved + input.bytes > input.cap) return 'over-cap';
+    if (!input.quota.fits(held, input.bytes)) return 'over-cap';
     await trx.insertInto('upload_reservations').values({ id: input.id, user_id: input.userId, bytes: input.bytes, expires_at: input.expiresAt }).execute();
     return null;
   });
 }
 
 /** Grows a reservation by `bytes` (a body of unknown length, as it streams), and keeps it alive. False when it does not fit. */
-export function growReservation(db: Db, input: { id: string; userId: number; bytes: number; cap: number; now: string; expiresAt: string }): Promise<boolean> {
+export function growReservation(
+  db: Db,
+  input: { id: string; userId: number; bytes: number; quota: CapRule; now: string; expiresAt: string },
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const held = await holding(trx, input.userId, input.now);
-    if (held.used + held.reserved + input.bytes > input.cap) return false;
+    if (!input.quota.fits(held, input.bytes)) return false;
     await trx
       .updateTable('upload_reservations')
       .set((eb) => ({ bytes: eb('bytes', '+', input.bytes), expires_at: input.expiresAt }))

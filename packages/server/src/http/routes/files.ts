@@ -73,7 +73,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
       const result = await withMultipartFile(request, (file) => {
         const filename = parseFilename(baseName(file.filename ?? ''));
         const contentType = partContentType(filename, file.mimetype);
-        return uploadObject(storage, { owner: user, bucket, filename, body: file.stream, contentType });
+        return uploadObject(storage, { owner: user, bucket, filename, body: file.stream, contentType, beforeCommit: file.rest });
       });
       return reply.code(201).send({ data: result });
     },

@@ -1,0 +1,42 @@
+/**
+ * The storage cap: one rule that every write asks, whatever its door (Pail
+ * API, signed url, S3, tus) and wherever its bytes go (inline or the blob
+ * store). It counts everything the owner holds: stored bytes, kept multipart
+ * parts, resumable uploads and uploads in flight. db/ reads that holding under
+ * the owner's lock, in the transaction that makes the write, and applies the
+ * answer there (db/repositories/holdings.ts), so racing writes never pass the
+ * cap together.
+ */
+import type { Plan } from '@pail/shared';
+import type { CapRule, Holding } from '../db/repositories/holdings.js';
+import type { UserRow } from '../db/schema.js';
+import { errors, type AppError } from './errors.js';
+import type { StorageLimits } from './ports.js';
+import { planOf } from './users.js';
+
+export class Quota implements CapRule {
+  constructor(
+    readonly plan: Plan,
+    readonly cap: number,
+  ) {}
+
+  /**
+   * Whether a write adding `bytes` to what is held fits under the cap. One
+   * that adds nothing (a smaller replacement, a completion of what is already
+   * held) always does, so an owner over a lowered cap can still shrink.
+   */
+  fits(holding: Holding, bytes: number): boolean {
+    return bytes <= 0 || holding.used + holding.reserved + holding.parts + holding.resumable + bytes <= this.cap;
+  }
+
+  /** The refusal every door gives (409 on the Pail API, QuotaExceeded on S3). */
+  exceeded(): AppError {
+    return errors.storageLimit(this.plan, this.cap);
+  }
+}
+
+/** The owner's plan and its cap. */
+export function capOf(limits: Pick<StorageLimits, 'plans'>, owner: Pick<UserRow, 'plan'>): Quota {
+  const plan = planOf(owner);
+  return new Quota(plan, limits.plans[plan].storageBytes);
+}
