@@ -137,10 +137,10 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
   it('lists users as a table with plan, usage, limit, rate limit and creation time', async () => {
     const out = await ok(dataDir, ['users', 'list']);
     const lines = out.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+EMAIL\s+PLAN\s+USED \/ LIMIT\s+RATE LIMIT\s+CREATED$/);
+    expect(lines[0]).toMatch(/^ID\s+EMAIL\s+PLAN\s+USED \/ LIMIT\s+HELD\s+RATE LIMIT\s+CREATED$/);
     const alice = lines.find((line) => line.includes('alice@example.com'));
-    expect(alice).toMatch(/^\d+\s+alice@example\.com\s+free\s+0 bytes \/ 1 GiB\s+100\/min\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
-    expect(lines.find((line) => line.includes('pro@example.com'))).toMatch(/\bpro\s+0 bytes \/ 100 GiB\s+500\/min/);
+    expect(alice).toMatch(/^\d+\s+alice@example\.com\s+free\s+0 bytes \/ 1 GiB\s+0 bytes\s+100\/min\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    expect(lines.find((line) => line.includes('pro@example.com'))).toMatch(/\bpro\s+0 bytes \/ 100 GiB\s+0 bytes\s+500\/min/);
   });
 
   it('lists users as JSON, the same user objects as the API', async () => {
@@ -151,6 +151,7 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
       email: 'alice@example.com',
       plan: 'free',
       storage_used_bytes: 0,
+      storage_held_bytes: 0,
       storage_limit_bytes: 1024 ** 3,
       rate_limit_per_minute: 100,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),

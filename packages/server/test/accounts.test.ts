@@ -17,7 +17,7 @@ import { freePort, startTestServer, type TestServer } from './helpers/server.js'
 
 const GiB = 1024 ** 3;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const USER_FIELDS = ['created_at', 'email', 'id', 'plan', 'rate_limit_per_minute', 'storage_limit_bytes', 'storage_used_bytes'];
+const USER_FIELDS = ['created_at', 'email', 'id', 'plan', 'rate_limit_per_minute', 'storage_held_bytes', 'storage_limit_bytes', 'storage_used_bytes'];
 
 let server: TestServer;
 
@@ -64,6 +64,7 @@ describe('signup', () => {
       email: address,
       plan: 'free',
       storage_used_bytes: 0,
+      storage_held_bytes: 0,
       storage_limit_bytes: GiB,
       // The test server's generous budget; rate-limits.test.ts checks the defaults.
       rate_limit_per_minute: server.config.plans.free.ratePerMinute,

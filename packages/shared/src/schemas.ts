@@ -50,6 +50,9 @@ export const UserSchema = Type.Object(
     email: Type.String(),
     plan: Type.Union(PLANS.map((p) => Type.Literal(p))),
     storage_used_bytes: Type.Integer(),
+    storage_held_bytes: Type.Integer({
+      description: 'Bytes held against the cap by unfinished uploads (resumable uploads and S3 multipart uploads), beside the bytes stored',
+    }),
     storage_limit_bytes: Type.Integer(),
     rate_limit_per_minute: Type.Integer(),
     created_at: Type.String({ format: 'date-time' }),
@@ -57,6 +60,33 @@ export const UserSchema = Type.Object(
   { title: 'User' },
 );
 export type User = Static<typeof UserSchema>;
+
+export const UNFINISHED_UPLOAD_KINDS = ['resumable', 'multipart'] as const;
+export type UnfinishedUploadKind = (typeof UNFINISHED_UPLOAD_KINDS)[number];
+
+/** An upload begun and not finished (decisions.md): what it holds against the cap until it finishes, is cancelled or expires. */
+export const UnfinishedUploadSchema = Type.Object(
+  {
+    id: Type.String(),
+    kind: Type.Union(
+      UNFINISHED_UPLOAD_KINDS.map((k) => Type.Literal(k)),
+      { description: 'resumable: a tus upload; multipart: an S3 multipart upload' },
+    ),
+    bucket_id: Type.Integer(),
+    bucket_name: Type.String(),
+    filename: Type.String({ description: "The file's name (the S3 key of a multipart upload)" }),
+    content_type: Type.String(),
+    held_bytes: Type.Integer({ description: "Held against the cap: a resumable upload's declared length, a multipart upload's kept parts" }),
+    received_bytes: Type.Integer({ description: 'Bytes the server has kept so far' }),
+    length: Type.Union([Type.Integer(), Type.Null()], { description: 'Resumable: its declared length (Upload-Length); multipart: null' }),
+    offset: Type.Union([Type.Integer(), Type.Null()], { description: 'Resumable: where the next PATCH starts (Upload-Offset); multipart: null' }),
+    parts: Type.Union([Type.Integer(), Type.Null()], { description: 'Multipart: how many parts are kept; resumable: null' }),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time', description: 'When it last received bytes' }),
+  },
+  { title: 'UnfinishedUpload' },
+);
+export type UnfinishedUpload = Static<typeof UnfinishedUploadSchema>;
 
 /** What an API key may do (decisions.md, "API keys with limits"). */
 export const PERMISSIONS = ['read', 'write', 'delete', 'manage'] as const;
@@ -110,6 +140,12 @@ export const Data = <T extends TSchema>(schema: T) => Type.Object({ data: schema
 
 export const ListBucketsResponseSchema = Type.Object({ data: Type.Array(StorageBucketSchema), buckets: Type.Array(StorageBucketSchema) });
 export type ListBucketsResponse = Static<typeof ListBucketsResponseSchema>;
+
+export const ListUnfinishedUploadsResponseSchema = Type.Object({
+  data: Type.Array(UnfinishedUploadSchema),
+  held_bytes: Type.Integer({ description: 'What the listed uploads hold together' }),
+});
+export type ListUnfinishedUploadsResponse = Static<typeof ListUnfinishedUploadsResponseSchema>;
 
 export const ListFilesResponseSchema = Type.Object({
   data: Type.Array(BucketObjectSchema),

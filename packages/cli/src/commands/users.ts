@@ -60,21 +60,25 @@ export function registerUserCommands(program: Command): void {
 
   users
     .command('list')
-    .description('list users with their plan, storage used and limit, and rate limit')
+    .description('list users with their plan, storage used and limit, bytes held by unfinished uploads, and rate limit')
     .option('--json', 'print JSON (the same user objects as the API returns)')
     .addHelpText('after', '\nExamples:\n  $ pail users list\n  $ pail users list --json')
     .action(async (options: { json?: boolean }) => {
-      const { listUsers, userView } = await server();
-      const views = await withDatabase(async ({ db, config }) => (await listUsers(db)).map((row) => userView(row, config.plans)));
+      const { listUsers, userWithHoldings } = await server();
+      const views = await withDatabase(async ({ db, config }) => {
+        const rows = await listUsers(db);
+        return Promise.all(rows.map((row) => userWithHoldings(db, row, config.plans)));
+      });
       if (options.json) return printJson(views);
       if (views.length === 0) return print('No users yet. Create one with: pail users create <email>');
       printTable(
-        ['ID', 'EMAIL', 'PLAN', 'USED / LIMIT', 'RATE LIMIT', 'CREATED'],
+        ['ID', 'EMAIL', 'PLAN', 'USED / LIMIT', 'HELD', 'RATE LIMIT', 'CREATED'],
         views.map((user) => [
           String(user.id),
           user.email,
           user.plan,
           `${formatBytes(user.storage_used_bytes)} / ${formatBytes(user.storage_limit_bytes)}`,
+          formatBytes(user.storage_held_bytes),
           `${user.rate_limit_per_minute}/min`,
           formatTime(user.created_at),
         ]),
@@ -88,8 +92,8 @@ export function registerUserCommands(program: Command): void {
     .argument('<plan>', `the new plan: ${PLAN_LIST}`)
     .addHelpText('after', '\nExample:\n  $ pail users set-plan alice@example.com pro')
     .action(async (email: string, plan: string) => {
-      const { setPlan, userView } = await server();
-      const view = await withDatabase(async (ctx) => userView(await setPlan(ctx, email, plan), ctx.config.plans));
+      const { setPlan, userWithHoldings } = await server();
+      const view = await withDatabase(async (ctx) => userWithHoldings(ctx.db, await setPlan(ctx, email, plan), ctx.config.plans));
       print(
         `${view.email} is now on the ${view.plan} plan: ${formatBytes(view.storage_limit_bytes)} of storage ` +
           `(${formatBytes(view.storage_used_bytes)} used), ${view.rate_limit_per_minute} requests per minute.`,

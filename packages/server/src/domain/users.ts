@@ -2,6 +2,7 @@
 import { isPlan, type Plan, type User } from '@pail/shared';
 import type { Caches } from '../cache/caches.js';
 import type { Db } from '../db/database.js';
+import { unfinishedHeldBytes } from '../db/repositories/unfinished-uploads.js';
 import { findUserByEmail, insertUser, updatePlan } from '../db/repositories/users.js';
 import type { AccountRow, UserRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
@@ -16,17 +17,24 @@ export function planOf(user: Pick<UserRow, 'plan'>): Plan {
   return isPlan(user.plan) ? user.plan : 'free';
 }
 
-export function userView(user: AccountRow, plans: PlanLimits): User {
+/** The public view of a user; `heldBytes`: what its unfinished uploads hold against the cap (unfinished-uploads.ts). */
+export function userView(user: AccountRow, plans: PlanLimits, heldBytes: number): User {
   const limits = plans[planOf(user)];
   return {
     id: user.id,
     email: user.email,
     plan: planOf(user),
     storage_used_bytes: user.storage_used_bytes,
+    storage_held_bytes: heldBytes,
     storage_limit_bytes: limits.storageBytes,
     rate_limit_per_minute: limits.ratePerMinute,
     created_at: user.created_at,
   };
+}
+
+/** The public view of a user, with what its unfinished uploads hold read now. */
+export async function userWithHoldings(db: Db, user: AccountRow, plans: PlanLimits): Promise<User> {
+  return userView(user, plans, await unfinishedHeldBytes(db, user.id));
 }
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();

@@ -32,6 +32,8 @@ export const OPERATIONS = {
   signUrl: 'Make a signed url for a file (GET to download it, PUT to upload it)',
   createResumableUpload: 'Create a resumable upload (tus 1.0: Upload-Length, Upload-Metadata filename and contentType; the body may carry the first bytes)',
   resumeUpload: 'A resumable upload (tus 1.0): HEAD its offset, PATCH the next bytes at Upload-Offset, DELETE to end it',
+  listUnfinishedUploads: 'List unfinished uploads (resumable and S3 multipart) with the bytes each holds against the storage cap (?bucket=<id> for one bucket)',
+  cancelUnfinishedUpload: 'Cancel an unfinished upload (kind resumable or multipart): its bytes are deleted and no longer held',
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -58,4 +60,7 @@ export const OPERATION_PERMISSION: Partial<Record<OperationName, Permission>> = 
   signUrl: 'manage',
   createResumableUpload: 'write',
   resumeUpload: 'write',
+  // As S3's ListMultipartUploads and AbortMultipartUpload (and a tus DELETE) ask.
+  listUnfinishedUploads: 'read',
+  cancelUnfinishedUpload: 'write',
 };

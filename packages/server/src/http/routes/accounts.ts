@@ -5,7 +5,7 @@ import type { AccountRow } from '../../db/schema.js';
 import { errors } from '../../domain/errors.js';
 import { dummyPasswordHash, verifyPassword } from '../../domain/passwords.js';
 import { createSession, revokeSession, SESSION_TTL_SECONDS } from '../../domain/sessions.js';
-import { createUser, findUser, parseCredentials, userView } from '../../domain/users.js';
+import { createUser, findUser, parseCredentials, userWithHoldings } from '../../domain/users.js';
 import { SESSION_COOKIE, sessionAuth, signedIn } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { addRoute, type Scope } from '../route.js';
@@ -19,7 +19,7 @@ export function registerAccountRoutes(app: Scope, ctx: AppContext): void {
   async function startSession(reply: FastifyReply, user: AccountRow) {
     const token = await createSession(ctx.db, ctx.tokens, user.id);
     void reply.setCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: SESSION_TTL_SECONDS });
-    return { data: { user: userView(user, ctx.config.plans), token } };
+    return { data: { user: await userWithHoldings(ctx.db, user, ctx.config.plans), token } };
   }
 
   addRoute(app, {
@@ -74,7 +74,7 @@ export function registerAccountRoutes(app: Scope, ctx: AppContext): void {
       routes: ['GET /api/auth/me'],
       tag,
       schema: { response: { 200: Data(UserSchema) } },
-      handler: async (request) => ({ data: userView(signedIn(request), ctx.config.plans) }),
+      handler: async (request) => ({ data: await userWithHoldings(ctx.db, signedIn(request), ctx.config.plans) }),
     });
   });
 }

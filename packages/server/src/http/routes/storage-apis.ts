@@ -9,6 +9,7 @@ import type { Api, Scope } from '../route.js';
 import { registerBucketRoutes } from './buckets.js';
 import { registerFileRoutes } from './files.js';
 import { registerResumableUploadRoutes } from './resumable-uploads.js';
+import { registerUnfinishedUploadRoutes } from './unfinished-uploads.js';
 
 export async function registerStorageApis(app: Scope, ctx: AppContext): Promise<void> {
   const auth: Record<Api, ReturnType<typeof apiKeyAuth>> = { developer: apiKeyAuth(ctx), client: sessionAuth(ctx) };
@@ -18,6 +19,7 @@ export async function registerStorageApis(app: Scope, ctx: AppContext): Promise<
       registerBucketRoutes(scope, ctx, api);
       registerFileRoutes(scope, ctx, api);
       registerResumableUploadRoutes(scope, ctx, api);
+      registerUnfinishedUploadRoutes(scope, ctx, api);
     });
   }
 }
