@@ -9,6 +9,7 @@ import { registerGcCommand } from './commands/gc.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerUploadCommands } from './commands/uploads.js';
 import { registerUserCommands } from './commands/users.js';
 import { CliError, server } from './context.js';
 
@@ -26,7 +27,7 @@ function version(): string {
 
 export function buildProgram(): Command {
   const program = new Command('pail')
-    .description('Operate a Pail server: users, plans, API keys, migrations, garbage collection, and the server itself.')
+    .description('Operate a Pail server: users, plans, API keys, unfinished uploads, migrations, garbage collection, and the server itself.')
     .version(version(), '-V, --version', 'print the version')
     .helpCommand('help [command]', 'show help for a command')
     // Settings made here are inherited by every subcommand created below.
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerMigrateCommand(program);
   registerUserCommands(program);
   registerKeyCommands(program);
+  registerUploadCommands(program);
   registerGcCommand(program);
   return program;
 }

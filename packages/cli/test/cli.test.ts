@@ -372,6 +372,58 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
     expect(await db.selectFrom('resumable_uploads').select('id').where('id', '=', id).execute()).toEqual([]);
   });
 
+  it("uploads list shows a user's unfinished uploads with what each holds; uploads cancel ends one and frees it", async () => {
+    const { storage, db } = server.app.pail;
+    await ok(dataDir, ['users', 'create', 'held@example.com', '--password', 'held-pass']);
+    const owner = await db.selectFrom('users').selectAll().where('email', '=', 'held@example.com').executeTakeFirstOrThrow();
+    const created = await fetch(`${server.url}/api/buckets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await tokenOf('held@example.com', 'held-pass')}` },
+      body: JSON.stringify({ name: 'held-bucket', public: false }),
+    });
+    expect(created.status).toBe(201);
+    const bucket = await db.selectFrom('buckets').select(['id', 'owner_id', 'storage_name']).where('name', '=', 'held-bucket').executeTakeFirstOrThrow();
+    const id = newResumableId();
+    await createResumableUpload(storage, id, { owner, bucket, filename: 'held.bin', contentType: 'application/octet-stream', length: 2048 });
+    const uploadId = await beginUpload(storage, { owner, bucket, filename: 'parts.bin', contentType: 'application/octet-stream' });
+    const part = Buffer.alloc(1024, 1);
+    await storePart(storage, {
+      owner,
+      bucket,
+      uploadId,
+      partNumber: 1,
+      body: Readable.from([part]),
+      declaredSize: part.length,
+      rawRequestBody: false,
+      md5Hex: () => createHash('md5').update(part).digest('hex'),
+    });
+
+    const table = await ok(dataDir, ['uploads', 'list', 'held@example.com']);
+    expect(table).toMatch(/^KIND\s+ID\s+BUCKET\s+FILE\s+HELD\s+RECEIVED\s+CREATED\s+UPDATED\n/);
+    expect(table).toMatch(new RegExp(`\\nresumable\\s+${id}\\s+held-bucket \\(${bucket.id}\\)\\s+held\\.bin\\s+2 KiB\\s+0 bytes of 2 KiB\\s`));
+    expect(table).toMatch(new RegExp(`\\nmultipart\\s+${uploadId}\\s+held-bucket \\(${bucket.id}\\)\\s+parts\\.bin\\s+1 KiB\\s+1 part\\s`));
+    expect(table).toMatch(/\n2 unfinished uploads holding 3 KiB\.\n$/);
+    const listed = JSON.parse(await ok(dataDir, ['uploads', 'list', 'held@example.com', '--json'])) as Array<{ id: string; held_bytes: number }>;
+    expect(listed.map((upload) => [upload.id, upload.held_bytes]).sort()).toEqual(
+      [
+        [id, 2048],
+        [uploadId, 1024],
+      ].sort(),
+    );
+    expect(await ok(dataDir, ['users', 'list'])).toMatch(/held@example\.com\s+free\s+0 bytes \/ 1 GiB\s+3 KiB\s/);
+
+    expect(await ok(dataDir, ['uploads', 'cancel', 'held@example.com', 'multipart', uploadId])).toBe(
+      `Cancelled multipart upload ${uploadId} of held@example.com (parts.bin in held-bucket): 1 KiB no longer held.\n`,
+    );
+    expect(await fails(dataDir, ['uploads', 'cancel', 'held@example.com', 'multipart', uploadId])).toMatch(/^Upload not found/);
+    expect(await fails(dataDir, ['uploads', 'cancel', 'pro@example.com', 'resumable', id])).toMatch(/^Upload not found/);
+    await ok(dataDir, ['uploads', 'cancel', 'held@example.com', 'resumable', id]);
+    expect(await ok(dataDir, ['uploads', 'list', 'held@example.com'])).toBe('held@example.com has no unfinished uploads.\n');
+    const me = await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${await tokenOf('held@example.com', 'held-pass')}` } });
+    expect(((await me.json()) as { data: { storage_held_bytes: number } }).data.storage_held_bytes).toBe(0);
+    expect((await pail(dataDir, ['uploads', 'cancel', 'held@example.com', 'other', id])).code).toBe(2);
+  });
+
   it("does not revoke another user's key", async () => {
     const out = await ok(dataDir, ['keys', 'create', 'pro@example.com', '--json']);
     const created = JSON.parse(out) as { id: number; key: string };
@@ -402,6 +454,9 @@ describe('pail without a server', SLOW, () => {
     ['keys', 'create'],
     ['keys', 'list'],
     ['keys', 'revoke'],
+    ['uploads'],
+    ['uploads', 'list'],
+    ['uploads', 'cancel'],
   ];
   it.concurrent.each(commands.map((command) => [command.join(' ') || '(none)', command]))('--help on %s', async (_label, command) => {
     const run = await pail(dataDir, [...command, '--help']);

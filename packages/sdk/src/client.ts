@@ -7,7 +7,19 @@
  * token; requests to signed urls carry no credential at all.
  */
 import type { BucketId, CallOptions } from './call-options.js';
-import type { ApiKey, BucketObject, CreatedApiKey, ListBucketsBody, ListFilesBody, SignedUrl, StorageBucket, UploadResult } from './types.js';
+import type {
+  ApiKey,
+  BucketObject,
+  CreatedApiKey,
+  ListBucketsBody,
+  ListFilesBody,
+  ListUnfinishedUploadsBody,
+  SignedUrl,
+  StorageBucket,
+  UnfinishedUpload,
+  UnfinishedUploadKind,
+  UploadResult,
+} from './types.js';
 import { BucketNotFoundError, errorFromResponse, FileNotFoundError, NotFoundError, PailError, RateLimitError } from './errors.js';
 import { encodeFilename, encodeFilenameForDelete } from './file-paths.js';
 import { createKeyBody, type CreateKeyOptions } from './keys.js';
@@ -15,7 +27,18 @@ import { signedUrlBody, type SignedUrlOptions } from './signed-urls.js';
 import { bodyAsBlob, IS_NODE, prepareBody, type PreparedBody, type UploadBody } from './upload-body.js';
 import { terminateUpload, uploadResumable, type ResumableBody, type ResumableUploadOptions, type ResumableUploadResult } from './resumable.js';
 
-export type { ApiKey, BucketObject, CreatedApiKey, ErrorCode, Permission, SignedUrl, StorageBucket, UploadResult } from './types.js';
+export type {
+  ApiKey,
+  BucketObject,
+  CreatedApiKey,
+  ErrorCode,
+  Permission,
+  SignedUrl,
+  StorageBucket,
+  UnfinishedUpload,
+  UnfinishedUploadKind,
+  UploadResult,
+} from './types.js';
 export type { BucketId, CallOptions } from './call-options.js';
 export type { CreateKeyOptions } from './keys.js';
 export type { SignedUrlOptions } from './signed-urls.js';
@@ -120,6 +143,17 @@ export interface UploadOptions extends CallOptions {
  * the first 100 bytes; `{ start: 100 }` is from byte 100 to the end;
  * `{ suffix: 100 }` is the last 100 bytes.
  */
+export interface ListUnfinishedUploadsOptions extends CallOptions {
+  /** Only this bucket's uploads (its id). */
+  bucket?: number | undefined;
+}
+
+export interface UnfinishedUploads {
+  uploads: UnfinishedUpload[];
+  /** What the listed uploads hold together. */
+  heldBytes: number;
+}
+
 export type ByteRange = { start: number; end?: number | undefined } | { suffix: number };
 
 export interface DownloadOptions extends CallOptions {
@@ -139,8 +173,8 @@ export interface FileMetadata {
  * Developer API with the key, the key routes or the account routes with the
  * session, or a signed url (an absolute `path`) with nothing.
  */
-type Api = 'buckets' | 'keys' | 'auth' | 'signed-url';
-const API_ROOT: Record<Exclude<Api, 'signed-url'>, string> = { buckets: '/api/v1/buckets', keys: '/api/keys', auth: '/api/auth' };
+type Api = 'buckets' | 'uploads' | 'keys' | 'auth' | 'signed-url';
+const API_ROOT: Record<Exclude<Api, 'signed-url'>, string> = { buckets: '/api/v1/buckets', uploads: '/api/v1/uploads', keys: '/api/keys', auth: '/api/auth' };
 
 interface RequestSpec extends CallOptions {
   method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -346,6 +380,25 @@ export class Pail {
   /** Ends an unfinished resumable upload and gives back what it held of the storage cap. */
   terminateUpload(uploadUrl: string): Promise<void> {
     return terminateUpload(uploadUrl, this.resumableTarget(0).headers);
+  }
+
+  /**
+   * Your unfinished uploads (resumable and S3 multipart, in the buckets the
+   * key may use; only `bucket`'s when given), newest first, each with the
+   * bytes it holds against the storage cap, and what they hold together.
+   */
+  async listUnfinishedUploads(options: ListUnfinishedUploadsOptions = {}): Promise<UnfinishedUploads> {
+    const { bucket, signal } = options;
+    const query = { bucket: bucket === undefined ? undefined : String(bucket) };
+    const body = await this.json<ListUnfinishedUploadsBody>({ method: 'GET', api: 'uploads', path: '', query, signal });
+    return { uploads: body.data, heldBytes: body.held_bytes };
+  }
+
+  /** Cancels an unfinished upload by its kind and id (as listed): its bytes are deleted and no longer held. Needs `write`. */
+  async cancelUnfinishedUpload(kind: UnfinishedUploadKind, uploadId: string, options: CallOptions = {}): Promise<UnfinishedUpload> {
+    const path = `/${encodeURIComponent(kind)}/${encodeURIComponent(uploadId)}`;
+    const body = await this.json<{ data: UnfinishedUpload }>({ method: 'DELETE', api: 'uploads', path, ...options });
+    return body.data;
   }
 
   /** Uploads a file from disk, streamed (Node only). Same as `uploadFile(id, filename, { path })`. */
@@ -634,7 +687,7 @@ export class Pail {
       if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
     }
     const headers: Record<string, string> = { ...this.extraHeaders, ...spec.headers };
-    if (api === 'buckets' && this.apiKey !== undefined && this.apiKey !== '') headers['x-api-key'] = this.apiKey;
+    if ((api === 'buckets' || api === 'uploads') && this.apiKey !== undefined && this.apiKey !== '') headers['x-api-key'] = this.apiKey;
     if ((api === 'keys' || api === 'auth') && this.sessionToken !== undefined && this.sessionToken !== '') {
       headers.authorization = `Bearer ${this.sessionToken}`;
     }

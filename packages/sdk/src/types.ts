@@ -11,8 +11,11 @@ export type {
   ErrorCode,
   ListBucketsResponse as ListBucketsBody,
   ListFilesResponse as ListFilesBody,
+  ListUnfinishedUploadsResponse as ListUnfinishedUploadsBody,
   Permission,
   SignedUrl,
   StorageBucket,
+  UnfinishedUpload,
+  UnfinishedUploadKind,
   UploadResult,
 } from '@pail/shared';
