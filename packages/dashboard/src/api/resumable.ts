@@ -57,12 +57,19 @@ function apiErrorFrom(error: Error): ApiError {
   return errorFromBody(status, body, `Upload failed (${status})`);
 }
 
-/** Refusals (the cap, the bucket's limits) cannot succeed on a retry; tus's own offset conflicts and the network can. */
+/**
+ * Refusals (the cap, the bucket's limits) cannot succeed on a retry; the
+ * network, a 5xx, a rate limit and an offset conflict can: the next attempt
+ * asks the server's offset first (HEAD) and goes on from there.
+ */
 function worthRetrying(error: DetailedError): boolean {
   const status = error.originalResponse?.getStatus() ?? 0;
-  if (status === 0 || status >= 500 || status === 423) return true;
-  return status === 409 && !/"code"\s*:/.test(error.originalResponse?.getBody() ?? '');
+  if (status === 0 || status >= 500 || status === 423 || status === 429) return true;
+  return status === 409 && !/"code"\s*:\s*"(?!OffsetMismatch")/.test(error.originalResponse?.getBody() ?? '');
 }
+
+/** After tus's own retries are spent on a failure worth retrying, the upload starts again this long after, until it finishes (or coming back online starts it at once). */
+const RESTART_DELAY = 30_000;
 
 export function uploadResumable(
   bucketId: number,
@@ -71,21 +78,27 @@ export function uploadResumable(
   onProgress: (loaded: number, total: number) => void,
   /** Called when a piece failed on the network (or a 5xx) and will be tried again. */
   onReconnecting?: () => void,
+  /** The upload to go on with (the server's list names it), rather than the one this browser remembers for the file, if any. */
+  uploadUrl?: string,
 ): ResumableHandle {
   let upload: Upload | undefined;
   let cancelled = false;
   let paused = false;
   let finished = false;
-  // Back online, the next attempt need not wait out its retry delay (up to a minute): start again now, from the server's offset.
-  const onOnline = () => {
+  let restartTimer: number | undefined;
+  const restartNow = () => {
+    window.clearTimeout(restartTimer);
+    restartTimer = undefined;
     if (cancelled || paused || finished || !upload) return;
     const current = upload;
     void current.abort(false).then(() => current.start());
   };
-  window.addEventListener('online', onOnline);
+  // Back online, the next attempt need not wait out its retry delay (up to a minute): start again now, from the server's offset.
+  window.addEventListener('online', restartNow);
   const settle = () => {
     finished = true;
-    window.removeEventListener('online', onOnline);
+    window.clearTimeout(restartTimer);
+    window.removeEventListener('online', restartNow);
   };
   let rejectCancel: ((reason: Error) => void) | undefined;
 
@@ -95,6 +108,7 @@ export function uploadResumable(
       endpoint: new URL(`/api/buckets/${bucketId}/uploads`, window.location.origin).href,
       metadata: { filename, ...(file.type ? { contentType: file.type } : {}) },
       chunkSize: CHUNK_SIZE,
+      ...(uploadUrl ? { uploadUrl } : {}),
       retryDelays: RETRY_DELAYS,
       fingerprint: () => Promise.resolve(fingerprintFor(bucketId, filename, file)),
       storeFingerprintForResuming: true,
@@ -110,6 +124,13 @@ export function uploadResumable(
         resolve({ filename, size: file.size, updated: false });
       },
       onError: (error) => {
+        // The network (or the server) is still away after every retry: keep the upload and try again later, for as long as it takes.
+        if (!cancelled && error instanceof DetailedError && worthRetrying(error)) {
+          onReconnecting?.();
+          window.clearTimeout(restartTimer);
+          restartTimer = window.setTimeout(restartNow, RESTART_DELAY);
+          return;
+        }
         settle();
         const failure = apiErrorFrom(error);
         // Refused for good (the cap, the bucket's limits): nothing to go on with after a reload.
@@ -118,6 +139,10 @@ export function uploadResumable(
       },
     });
     const started = upload;
+    if (uploadUrl) {
+      started.start();
+      return;
+    }
     // An upload of this very file left unfinished (a reload, a closed tab) goes on from where the server has it.
     started.findPreviousUploads().then(
       (previous) => {
@@ -135,6 +160,7 @@ export function uploadResumable(
     promise,
     pause: () => {
       paused = true;
+      window.clearTimeout(restartTimer);
       void upload?.abort(false);
     },
     resume: () => {
@@ -192,4 +218,12 @@ export async function findUnfinishedUploads(): Promise<UnfinishedUpload[]> {
 export async function discardUnfinishedUpload(upload: UnfinishedUpload): Promise<void> {
   await Upload.terminate(upload.url, { retryDelays: [] }).catch(() => {});
   await defaultOptions.urlStorage.removeUpload(upload.key).catch(() => {});
+}
+
+/** Forgets what this browser remembers of an upload (cancelled from the server's list). */
+export async function forgetUploadUrl(url: string): Promise<void> {
+  const storage = defaultOptions.urlStorage;
+  for (const entry of await storage.findAllUploads().catch(() => [])) {
+    if (entry.uploadUrl === url) await storage.removeUpload(entry.urlStorageKey).catch(() => {});
+  }
 }

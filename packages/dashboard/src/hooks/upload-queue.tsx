@@ -13,6 +13,7 @@ import { me } from '../api/auth';
 import { listFiles } from '../api/buckets';
 import { ApiError } from '../api/http';
 import { RESUMABLE_THRESHOLD, uploadResumable, type ResumableHandle, type UnfinishedUpload } from '../api/resumable';
+import type { ServerUnfinishedUpload } from '../api/unfinished';
 import { UploadCancelled, uploadFile, type UploadHandle } from '../api/upload';
 import { ReplacePrompt, type Clash, type ReplaceChoice } from '../components/replace-prompt';
 import { planUploads } from '../lib/plan-uploads';
@@ -45,6 +46,8 @@ export interface UploadItem {
   /** What stopped it, for a tailored hint. */
   errorKind?: Refusal['kind'] | 'other' | undefined;
   result?: UploadResult | undefined;
+  /** The unfinished upload it goes on with (chosen again from the server's list). */
+  resumeUrl?: string | undefined;
 }
 
 export const isRunning = (item: UploadItem) => item.status === 'queued' || item.status === 'uploading' || item.status === 'processing';
@@ -55,7 +58,7 @@ type FinishedListener = (bucketId: number, result: UploadResult) => void;
 interface UploadQueueValue {
   items: UploadItem[];
   /** Checks, asks about names already taken, then queues `files` for `folder` (`''` or a path ending in `/`) of `bucket`. */
-  addFiles: (bucket: StorageBucket, files: File[], folder: string) => Promise<void>;
+  addFiles: (bucket: StorageBucket, files: File[], folder: string, resume?: { url: string; heldBytes: number }) => Promise<void>;
   cancel: (id: string) => void;
   retry: (id: string) => void;
   pause: (id: string) => void;
@@ -65,6 +68,8 @@ interface UploadQueueValue {
   unfinished: UnfinishedUpload[];
   continueUnfinished: (upload: UnfinishedUpload, file: File) => Promise<void>;
   discardUnfinished: (upload: UnfinishedUpload) => void;
+  /** Cancels one of the server's unfinished uploads (api/unfinished.ts); the storage meter follows. */
+  cancelUnfinished: (upload: ServerUnfinishedUpload) => Promise<void>;
   /** Called whenever a file lands; returns the unsubscribe. */
   onFinished: (listener: FinishedListener) => () => void;
 }
@@ -131,7 +136,7 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
       };
       const onReconnecting = () => update(item.id, { reconnecting: true, speed: 0 });
       const handle = item.resumable
-        ? uploadResumable(item.bucketId, item.name, file, onProgress, onReconnecting)
+        ? uploadResumable(item.bucketId, item.name, file, onProgress, onReconnecting, item.resumeUrl)
         : uploadFile(item.bucketId, item.name, file, onProgress);
       handles.current.set(item.id, handle);
       update(item.id, { status: 'uploading', speed: 0, error: undefined, errorKind: undefined });
@@ -167,6 +172,14 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
     return () => window.clearTimeout(timer);
   }, [doneCount, refreshUser]);
 
+  // A resumable upload holds its length from its creation: the meter shows it held as soon as it starts.
+  const startedResumable = items.filter((i) => i.resumable && i.status !== 'queued' && i.status !== 'error').length;
+  useEffect(() => {
+    if (startedResumable === 0) return;
+    const timer = window.setTimeout(() => void refreshUser(), 1000);
+    return () => window.clearTimeout(timer);
+  }, [startedResumable, refreshUser]);
+
   // Signing out ends the queue: nothing keeps sending unseen. Paused tus uploads stay resumable.
   useEffect(() => {
     const current = handles.current;
@@ -196,7 +209,7 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
   );
 
   const addFiles = useCallback(
-    async (bucket: StorageBucket, list: File[], folder: string) => {
+    async (bucket: StorageBucket, list: File[], folder: string, resume?: { url: string; heldBytes: number }) => {
       if (list.length === 0) return;
       // The folder's files as the server has them now, and the space left: a stale page must not decide.
       const [listing, account] = await Promise.all([
@@ -206,7 +219,9 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
       const existing = new Map((listing?.data ?? []).map((f) => [f.filename, f.size]));
       const pending = itemsRef.current.filter((i) => i.bucketId === bucket.id && (isRunning(i) || i.status === 'paused'));
       const pendingBytes = itemsRef.current.filter((i) => isRunning(i) || i.status === 'paused').reduce((sum, i) => sum + i.size, 0);
-      const spaceLeft = account ? account.storage_limit_bytes - account.storage_used_bytes - pendingBytes : Infinity;
+      // Unfinished uploads hold their bytes too, but the one this file goes on with already holds its own.
+      const held = (account?.storage_held_bytes ?? 0) - (resume?.heldBytes ?? 0);
+      const spaceLeft = account ? account.storage_limit_bytes - account.storage_used_bytes - Math.max(0, held) - pendingBytes : Infinity;
       const planned = await planUploads({
         bucket,
         files: list,
@@ -232,6 +247,7 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
           retryable: refusal === null,
           error: refusal?.message,
           errorKind: refusal?.kind,
+          resumeUrl: resume?.url,
         };
       });
       setItems((current) => [...current, ...added]);
@@ -285,7 +301,8 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
     });
   }, []);
 
-  const { unfinished, continueUnfinished, discardUnfinished } = useUnfinishedUploads(items, addFiles);
+  const refreshSoon = useCallback(() => void refreshUser(), [refreshUser]);
+  const { unfinished, continueUnfinished, discardUnfinished, cancelUnfinished } = useUnfinishedUploads(items, addFiles, refreshSoon);
 
   const onFinished = useCallback((listener: FinishedListener) => {
     listeners.current.add(listener);
@@ -302,8 +319,8 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
   }, [active]);
 
   const value = useMemo(
-    () => ({ items, addFiles, cancel, retry, pause, resume, clearFinished, unfinished, continueUnfinished, discardUnfinished, onFinished }),
-    [items, addFiles, cancel, retry, pause, resume, clearFinished, unfinished, continueUnfinished, discardUnfinished, onFinished],
+    () => ({ items, addFiles, cancel, retry, pause, resume, clearFinished, unfinished, continueUnfinished, discardUnfinished, cancelUnfinished, onFinished }),
+    [items, addFiles, cancel, retry, pause, resume, clearFinished, unfinished, continueUnfinished, discardUnfinished, cancelUnfinished, onFinished],
   );
   return (
     <UploadQueueContext.Provider value={value}>

@@ -9,6 +9,7 @@ import { useAsync } from '../../hooks/use-async';
 import { useSession, useUser } from '../../hooks/session';
 import { formatBytes, formatPercent, pluralize } from '../../lib/format';
 import { BucketChart } from './bucket-chart';
+import { UnfinishedUploadsPanel } from './unfinished-uploads-panel';
 
 export function UsagePage() {
   const user = useUser();
@@ -21,10 +22,12 @@ export function UsagePage() {
   }, [refreshUser]);
 
   const used = user.storage_used_bytes;
+  // Unfinished uploads hold bytes against the cap beside what is stored.
+  const held = user.storage_held_bytes ?? 0;
   const limit = user.storage_limit_bytes;
-  const fraction = limit > 0 ? used / limit : 0;
+  const fraction = limit > 0 ? (used + held) / limit : 0;
   const tone = fraction >= 0.95 ? 'danger' : fraction >= 0.8 ? 'warning' : 'default';
-  const left = Math.max(0, limit - used);
+  const left = Math.max(0, limit - used - held);
 
   return (
     <div className="page">
@@ -40,20 +43,22 @@ export function UsagePage() {
             <span className="metric-of"> of {formatBytes(limit)} used</span>
           </p>
           <ProgressBar
-            value={used}
+            value={used + held}
             max={limit}
             label="Storage used"
-            valueText={`${formatBytes(used)} of ${formatBytes(limit)} (${formatPercent(fraction)})`}
+            valueText={`${formatBytes(used)} of ${formatBytes(limit)}${held > 0 ? `, ${formatBytes(held)} held` : ''} (${formatPercent(fraction)})`}
             tone={tone}
           />
-          <p className="metric-note">
-            {formatPercent(fraction)} used · {formatBytes(left)} left
+          <p className="metric-note" data-testid="storage-note">
+            {formatPercent(fraction)} used · {held > 0 ? `${formatBytes(held)} held by unfinished uploads · ` : ''}
+            {formatBytes(left)} left
           </p>
           {tone !== 'default' ? (
             <p className={`notice notice-${tone === 'danger' ? 'error' : 'warning'}`}>
               {fraction >= 1
                 ? 'Storage is full: new uploads will be refused until you delete files.'
                 : 'You are close to your storage limit. Uploads that go over it will be refused.'}
+              {held > 0 ? ' Cancelling unfinished uploads frees what they hold.' : ''}
             </p>
           ) : null}
         </section>
@@ -78,6 +83,8 @@ export function UsagePage() {
           <p className="muted small">All your API keys share one rate-limit budget. Plans are changed by the server's operator.</p>
         </section>
       </div>
+
+      <UnfinishedUploadsPanel />
 
       <section className="card card-pad" aria-labelledby="per-bucket-title">
         <h2 id="per-bucket-title" className="card-title">
