@@ -121,6 +121,8 @@ export function uploadResumable(
       onProgress: (sent, total) => onProgress(sent, total),
       onSuccess: () => {
         settle();
+        // Gone on with from the server's list: what this browser remembered of it under the file's fingerprint is done too.
+        if (uploadUrl) void forgetUploadUrl(uploadUrl);
         resolve({ filename, size: file.size, updated: false });
       },
       onError: (error) => {
