@@ -209,6 +209,58 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
   );
 
   it(
+    'keeps trying after a network cut longer than every retry, and finishes once the network is back',
+    () =>
+      step('outage', async () => {
+        const bucketId = await createBucket('outage');
+        const bytes = randomBytes(12 * MiB, 11);
+        // A page of its own whose timers the test runs: tus's retries span two minutes.
+        const clocked = await context.newPage();
+        clocked.setDefaultTimeout(STEP_TIMEOUT);
+        const watch = new ConsoleWatch();
+        watch.attach(clocked);
+        try {
+          await clocked.clock.install();
+          await clocked.goto(`/buckets/${bucketId}`);
+          await clocked.locator('.dropzone').waitFor();
+          const uploads = /\/api\/buckets\/\d+\/uploads\/[0-9a-f]+$/;
+          let cut = true;
+          let cutRequests = 0;
+          // Every piece after the first fails as on a dead network, until the network is back.
+          await clocked.route(uploads, async (route) => {
+            const offset = Number(route.request().headers()['upload-offset'] ?? 0);
+            if (!cut || (route.request().method() === 'PATCH' && offset === 0)) return route.continue();
+            cutRequests += 1;
+            await route.abort('internetdisconnected');
+          });
+          await watch.allowing([/ERR_INTERNET_DISCONNECTED/], async () => {
+            await clocked.getByLabel('Choose files to upload').setInputFiles({ name: 'long.bin', mimeType: 'application/octet-stream', buffer: bytes });
+            const item = clocked.getByRole('list', { name: 'Upload progress' }).getByRole('listitem', { name: 'long.bin', exact: true });
+            await item.getByText(/^Connection lost · trying again/).waitFor();
+            // Five minutes of an outage: tus's own retries (about two minutes) are all spent.
+            for (let minute = 0; minute < 10; minute++) {
+              await clocked.clock.runFor(30_000);
+              await new Promise((resolve) => setTimeout(resolve, 150));
+            }
+            expect(cutRequests).toBeGreaterThan(8);
+            expect(await item.getAttribute('data-status')).not.toBe('error');
+            await item.getByText(/^Connection lost · trying again/).waitFor();
+            cut = false;
+            await clocked.clock.runFor(31_000);
+            await clocked.getByRole('heading', { name: /^Uploads \(\d+ of \d+ done\)$/ }).waitFor({ timeout: LONG });
+            await item.and(clocked.locator('[data-status="done"]')).waitFor({ timeout: LONG });
+          });
+          const downloaded = await (await page.request.get(`/api/buckets/${bucketId}/files/long.bin`)).body();
+          expect(createHash('sha256').update(downloaded).digest('hex')).toBe(createHash('sha256').update(bytes).digest('hex'));
+          expect(watch.errors).toEqual([]);
+        } finally {
+          await clocked.close();
+        }
+      }),
+    LONG,
+  );
+
+  it(
     'lists an unfinished upload with the bytes it holds, and cancelling it frees them',
     () =>
       step('cancel', async () => {
