@@ -116,6 +116,9 @@ describe('unfinished uploads', () => {
     expect(client).toEqual(body);
     const oneBucket = await json(await listDev(user.apiKey, `?bucket=${b.id}`));
     expect(oneBucket.data.map((upload: { id: string }) => upload.id)).toEqual([uploadId]);
+    const badBucket = await listDev(user.apiKey, '?bucket=photos');
+    expect(badBucket.status).toBe(400);
+    expect((await json(badBucket)).error).toMatch(/bucket/);
   });
 
   it('cancelling frees what they held: the cap admits what it refused before, and the upload is gone from its door', async () => {
