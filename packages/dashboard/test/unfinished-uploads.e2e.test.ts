@@ -138,12 +138,12 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
             await throttle(THROTTLE);
           }
           await poll(() => progressOf('film.mov')).toBeGreaterThan(45);
-          // While it runs, the top bar shows the upload's length held beside what is stored.
-          await poll(() => page.getByTestId('storage-held').textContent()).toBe('+200 MiB held');
 
           // A reload mid-upload: the page loses the File; the server keeps the upload and lists it.
           await page.reload();
           await page.goto('/usage');
+          // The top bar shows the upload's length held beside what is stored.
+          await poll(() => page.getByTestId('storage-held').textContent()).toBe('+200 MiB held');
           const row = page.getByRole('table', { name: 'Unfinished uploads' }).getByRole('row', { name: 'film.mov' });
           await row.getByRole('cell', { name: '200 MiB', exact: true }).waitFor();
           await row.getByText(/MiB of 200 MiB received/).waitFor();

@@ -172,8 +172,8 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
     return () => window.clearTimeout(timer);
   }, [doneCount, refreshUser]);
 
-  // A resumable upload holds its length from its creation: the meter shows it held as soon as it starts.
-  const startedResumable = items.filter((i) => i.resumable && i.status !== 'queued' && i.status !== 'error').length;
+  // A resumable upload holds its length from its creation: once its bytes flow (it was created), the meter shows it held.
+  const startedResumable = items.filter((i) => i.resumable && i.loaded > 0).length;
   useEffect(() => {
     if (startedResumable === 0) return;
     const timer = window.setTimeout(() => void refreshUser(), 1000);
