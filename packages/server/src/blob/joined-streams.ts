@@ -16,6 +16,12 @@ import { pipeline, type Duplex, type Readable } from 'node:stream';
  * socket the answer goes out on.
  */
 export function bodyThrough<T extends Duplex>(body: Readable, stage: T): T {
+  // A body that already failed (its client went away while the request was authorized) fails the stage at once.
+  if (body.destroyed) {
+    stage.on('error', () => {});
+    stage.destroy(body.errored ?? Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    return stage;
+  }
   body.on('error', (error) => stage.destroy(error));
   // The failure stays on the stage (destroyed, errored) for its reader to meet.
   stage.on('error', () => {});

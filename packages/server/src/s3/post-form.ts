@@ -56,6 +56,8 @@ export function readPostForm(request: FastifyRequest): Promise<PostForm> {
         if (file === undefined) fail(s3Errors.invalidArgument(`Unexpected file part ${name}: the file part must be named file`));
         return;
       }
+      // The form's reader meets a failure of the file (a cut, below) when it reads it, however late it starts.
+      stream.on('error', () => {});
       file = { stream, filename };
       resolve({ fields, file, finished });
     });
