@@ -27,6 +27,7 @@ const NOT_BACKEND_SPECIFIC = [
   'packages/server/test/s3-tools-large.test.ts',
   'packages/server/test/sqlite-writes.test.ts',
   'packages/server/test/holding-writes.test.ts',
+  'packages/server/test/cut-uploads.test.ts',
 ];
 /** Only meaningful on shared backends. */
 const SCALED_ONLY = [
