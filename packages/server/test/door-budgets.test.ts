@@ -11,6 +11,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHARE_LINKS_PER_PLAN_RATE } from '../src/http/rate-limits.js';
 import { devApi, json, signUp, type TestUser } from './helpers/client.js';
 import { sdkClient } from './helpers/s3-client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -122,6 +123,25 @@ describe('share links spend a budget of their own per reader address', () => {
     const stranger = await getFrom('127.0.0.23', link);
     expect(stranger.status).toBe(200);
     expect(stranger.body).toBe('hello');
+  });
+
+  it("all of an owner's links together stop at SHARE_LINKS_PER_PLAN_RATE times the plan's rate, whatever the readers' addresses", async () => {
+    const owner = await signUp(server.url);
+    const file = await privateFile(owner);
+    const signed = await devApi(server.url, owner)(`/${file.bucket.id}/files/hello.txt/signed-url`, {
+      method: 'POST',
+      body: JSON.stringify({ method: 'GET', expires_in: 600 }),
+    });
+    const link = (await json(signed)).data.url as string;
+    const ceiling = KEY_LIMIT * SHARE_LINKS_PER_PLAN_RATE;
+    // Readers spread over many addresses, each within its own budget, read the ceiling's worth.
+    for (let read = 0; read < ceiling; read++) {
+      const answer = await getFrom(`127.0.1.${1 + Math.floor(read / SIGNED_LIMIT)}`, link);
+      expect(answer.status, `read ${read}`).toBe(200);
+    }
+    const fresh = await getFrom('127.0.2.1', link);
+    expect(fresh.status).toBe(429);
+    expect(JSON.parse(fresh.body)).toMatchObject({ error: 'Rate limit exceeded' });
   });
 
   it("an S3 presigned GetObject url: the reader's own budget, not the owner's", async () => {

@@ -36,11 +36,22 @@ export interface Budget {
 /** Who spends a request's budget: the door it came through and its user (a Principal is one). */
 export type Spender = { via: Exclude<Principal['via'], 'anonymous'>; user: Pick<AccountRow, 'id' | 'plan'> } | { via: 'anonymous'; user: null };
 
+/**
+ * All of one owner's share links together may serve this many times the
+ * owner's plan rate: far above what the owner's own key may do, so a link
+ * handed out keeps answering while the owner's script is busy, yet bounded,
+ * so presigning (locally, for free) is no way around the plan's rate.
+ */
+export const SHARE_LINKS_PER_PLAN_RATE = 10;
+const linksRate = (planRate: number) => planRate * SHARE_LINKS_PER_PLAN_RATE;
+
 export class RateLimits {
   private readonly perPlan: Record<Plan, RateLimiterAbstract>;
   private readonly publicIp: RateLimiterAbstract;
   private readonly client: RateLimiterAbstract;
   private readonly signedUrls: RateLimiterAbstract;
+  /** Every share link of one owner together, per plan: a key holder cannot presign past the plan's rate without bound. */
+  private readonly linksPerPlan: Record<Plan, RateLimiterAbstract>;
   private readonly signups: RateLimiterAbstract;
   private readonly loginByIp: RateLimiterAbstract;
   /** Keyed by account and address together: failures elsewhere never lock out the owner. */
@@ -69,6 +80,8 @@ export class RateLimits {
     this.publicIp = make('rl:ip', config.publicRateLimit, WINDOW_SECONDS);
     this.client = make('rl:client', config.clientRateLimit, WINDOW_SECONDS);
     this.signedUrls = make('rl:signed', config.signedUrlRateLimit, WINDOW_SECONDS);
+    const links = (plan: Plan) => make(`rl:links:${plan}`, linksRate(config.plans[plan].ratePerMinute), WINDOW_SECONDS);
+    this.linksPerPlan = { free: links('free'), plus: links('plus'), pro: links('pro'), max: links('max') };
     this.signups = make('signup:ip', config.signupRateLimit, SIGNUP_WINDOW_SECONDS);
     this.loginByIp = make('login:ip', config.loginRateLimit * 5, LOGIN_WINDOW_SECONDS);
     this.loginByAccount = make('login:account', config.loginRateLimit, LOGIN_WINDOW_SECONDS);
@@ -77,8 +90,10 @@ export class RateLimits {
   /**
    * The one place that decides which budget a request spends, by the door it
    * came through: a key its owner's plan budget, a session the Client API
-   * budget, a signed url the reader address's signed-url budget, nothing the
-   * address's anonymous budget. Throws 429 (with the budget) when it is gone.
+   * budget, a signed url the reader address's signed-url budget (and one of
+   * the owner's links' shared ceiling, SHARE_LINKS_PER_PLAN_RATE times the
+   * plan's rate), nothing the address's anonymous budget. Throws 429 (with
+   * the budget) when it is gone.
    */
   spendFor(spender: Spender, ip: string): Promise<Budget> {
     switch (spender.via) {
@@ -88,10 +103,16 @@ export class RateLimits {
       case 'session-token':
         return this.consumeClient(spender.user.id);
       case 'signed-url':
-        return spend(this.signedUrls, ip, this.config.signedUrlRateLimit);
+        return this.spendLink(spender.user, ip);
       case 'anonymous':
         return this.consumeIp(ip);
     }
+  }
+
+  private async spendLink(owner: Pick<AccountRow, 'id' | 'plan'>, ip: string): Promise<Budget> {
+    const plan = planOf(owner);
+    await spend(this.linksPerPlan[plan], `u${owner.id}`, linksRate(this.config.plans[plan].ratePerMinute));
+    return spend(this.signedUrls, ip, this.config.signedUrlRateLimit);
   }
 
   /** Spends one request of a user's budget; throws 429 (with the budget) when it is gone. */
