@@ -241,6 +241,32 @@ describe('requests in progress per address (MAX_CONNECTIONS_PER_IP=50)', () => {
     }
   });
 
+  it('behind a trusted proxy, each client has its own requests in progress: one client at the cap does not refuse the others', async () => {
+    const PROXIED_CAP = 3;
+    const proxied = await startTestServer({ env: { MAX_CONNECTIONS_PER_IP: String(PROXIED_CAP), TRUST_PROXY: '127.0.0.1', IDLE_TIMEOUT_SECONDS: '30' } });
+    const port = Number(new URL(proxied.url).port);
+    const user = await signUp(proxied.url);
+    const bucket = (await json(await devApi(proxied.url, user)('', { method: 'POST', body: JSON.stringify({ name: `proxied-${Date.now()}` }) }))).data.id;
+    const sockets = await Promise.all(
+      Array.from({ length: PROXIED_CAP }, (_, i) =>
+        held(
+          `PUT /api/v1/buckets/${bucket}/files/held-${i}.bin HTTP/1.1\r\nHost: pail\r\nx-api-key: ${user.apiKey}\r\nX-Forwarded-For: 198.51.100.1\r\n`,
+          port,
+        ),
+      ),
+    );
+    const from = (client: string) => fetch(`${proxied.url}/healthz`, { headers: { 'x-forwarded-for': client } });
+    try {
+      // The busy client is refused; another client behind the same proxy is served.
+      for (let attempt = 0; attempt < 40 && (await from('198.51.100.1')).status !== 503; attempt++) await new Promise((r) => setTimeout(r, 50));
+      expect((await from('198.51.100.1')).status).toBe(503);
+      expect((await from('198.51.100.2')).status).toBe(200);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await proxied.close();
+    }
+  });
+
   it('a flood of stalled sockets past the ceiling closes the oldest idle ones, and the address is still served', async () => {
     const ceiling = CAP * SOCKETS_PER_REQUEST;
     const flood: { socket: Socket; closed: Promise<number> }[] = [];

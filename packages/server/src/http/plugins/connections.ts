@@ -5,7 +5,8 @@
  * whose bytes keep moving is never cut. (Late headers are cut by the server's
  * headersTimeout, set in app.ts.)
  *
- * One address may have at most MAX_CONNECTIONS_PER_IP requests in progress, as
+ * One client address (request.ip: behind a proxy, the address TRUST_PROXY
+ * resolves) may have at most MAX_CONNECTIONS_PER_IP requests in progress, as
  * nginx's limit_conn counts: one more is answered `503` with Retry-After in the
  * listener's own format (Pail's JSON, S3's SlowDown), never reset. Idle
  * keep-alive sockets are not counted, so a client's pool of them never meets
@@ -36,7 +37,6 @@ interface Seen {
 
 interface Address {
   sockets: Set<Socket>;
-  busy: number;
 }
 
 export const connectionLimits = fp(
@@ -44,12 +44,15 @@ export const connectionLimits = fp(
     const cap = ctx.config.maxConnectionsPerIp;
     const ceiling = cap * SOCKETS_PER_REQUEST;
     const idleMs = ctx.config.idleTimeoutSeconds * 1000;
+    /** Sockets by the peer that opened them (a proxy's, behind one). */
     const addresses = new Map<string, Address>();
     const sockets = new Map<Socket, Seen>();
+    /** Requests in progress by client address: request.ip, which TRUST_PROXY resolves, so clients behind one proxy are told apart. */
+    const busy = new Map<string, number>();
 
     const addressOf = (name: string): Address => {
       let found = addresses.get(name);
-      if (!found) addresses.set(name, (found = { sockets: new Set(), busy: 0 }));
+      if (!found) addresses.set(name, (found = { sockets: new Set() }));
       return found;
     };
 
@@ -62,7 +65,7 @@ export const connectionLimits = fp(
       socket.once('close', () => {
         sockets.delete(socket);
         address.sockets.delete(socket);
-        if (address.sockets.size === 0 && address.busy === 0) addresses.delete(name);
+        if (address.sockets.size === 0) addresses.delete(name);
       });
     });
 
@@ -70,22 +73,23 @@ export const connectionLimits = fp(
       // The first hook a request meets here: a refusal costs no lookup, and is rendered by the listener's error handler.
       app.addHook('onRequest', (request, reply, done) => {
         const socket = request.raw.socket;
-        const name = socket.remoteAddress ?? '';
-        const address = addressOf(name);
-        if (address.busy >= cap) return done(errors.tooManyInProgress(cap));
-        address.busy++;
+        const client = request.ip;
+        const inProgress = busy.get(client) ?? 0;
+        if (inProgress >= cap) return done(errors.tooManyInProgress(cap));
+        busy.set(client, inProgress + 1);
         const seen = sockets.get(socket);
         if (seen) {
           seen.busy++;
           seen.since = Date.now();
         }
         reply.raw.once('close', () => {
-          address.busy--;
+          const left = (busy.get(client) ?? 1) - 1;
+          if (left === 0) busy.delete(client);
+          else busy.set(client, left);
           if (seen) {
             seen.busy--;
             seen.since = Date.now();
           }
-          if (address.sockets.size === 0 && address.busy === 0) addresses.delete(name);
         });
         done();
       });
