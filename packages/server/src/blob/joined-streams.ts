@@ -7,6 +7,9 @@
  */
 import { pipeline, type Duplex, type Readable } from 'node:stream';
 
+/** The failure of a body whose client went away before it ended, as Node reports it (http/client-errors.ts isClientAbort knows it). */
+export const clientGone = (): Error => Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+
 /**
  * A request's body (or a part of one) through `stage`. The body failing (a
  * cut connection) fails the stage. The stage failing or closed early (a
@@ -19,7 +22,7 @@ export function bodyThrough<T extends Duplex>(body: Readable, stage: T): T {
   // A body that already failed (its client went away while the request was authorized) fails the stage at once.
   if (body.destroyed) {
     stage.on('error', () => {});
-    stage.destroy(body.errored ?? Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    stage.destroy(body.errored ?? clientGone());
     return stage;
   }
   body.on('error', (error) => stage.destroy(error));

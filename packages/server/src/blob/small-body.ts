@@ -7,6 +7,7 @@
  */
 import type { Readable } from 'node:stream';
 import { Readable as ReadableStream } from 'node:stream';
+import { clientGone } from './joined-streams.js';
 
 /** A stream's `head()` is the bytes read before it was handed back (at least the limit's worth). */
 export type SmallOrStream = { small: Buffer } | { stream: Readable; head: () => Buffer };
@@ -39,13 +40,11 @@ export function takeSmallBody(body: Readable, limit: number): Promise<SmallOrStr
     const onEnd = () => finish({ small: Buffer.concat(chunks, size) });
     const onError = (error: Error) => finish(error);
     // Closed without 'end' (the client went away): the same error a stream reader would see.
-    const onClose = () => finish(aborted());
-    if (body.destroyed) return finish(body.errored ?? aborted());
+    const onClose = () => finish(clientGone());
+    if (body.destroyed) return finish(body.errored ?? clientGone());
     body.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
   });
 }
-
-const aborted = () => Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
 
 function prepend(head: Buffer[], rest: Readable): Readable {
   async function* all() {

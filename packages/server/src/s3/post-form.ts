@@ -7,6 +7,7 @@
 import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
 import type { FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
+import { clientGone } from '../blob/joined-streams.js';
 import { S3Error, s3Errors } from './errors.js';
 
 /** S3 allows 20 KB of form fields before the file. */
@@ -77,7 +78,7 @@ export function readPostForm(request: FastifyRequest): Promise<PostForm> {
     // A client gone mid-body never ends the form: its file stream fails, so the upload reading it ends and gives back what it holds.
     const cut = (error?: Error) => {
       if (request.raw.complete) return;
-      const reason = error ?? Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+      const reason = error ?? clientGone();
       file?.stream.destroy(reason);
       fail(reason);
       settleFinished(reason);
