@@ -13,7 +13,7 @@
  * - On any other store, each append is a blob of its own and the end
  *   concatenates them (this file).
  */
-import { PassThrough, type Readable } from 'node:stream';
+import { finished, PassThrough, type Readable } from 'node:stream';
 import { BlobNotFoundError, type BlobStore } from './blob-store.js';
 
 export interface BlobStaging {
@@ -46,10 +46,8 @@ export function untilCut(body: Readable, maxBytes: number): Readable {
     if (!out.write(part)) body.pause();
   });
   out.on('drain', () => body.resume());
-  const end = () => out.end();
-  body.once('end', end);
-  body.once('error', end);
-  body.once('close', end);
+  // finished() also answers for a body that ended or was destroyed before this was called (a client gone, or a newer request, while the upload was held).
+  finished(body, { writable: false }, () => out.end());
   return out;
 }
 

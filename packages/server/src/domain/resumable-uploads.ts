@@ -25,7 +25,7 @@ import {
 import { findOwnLiveBucket } from '../db/repositories/buckets.js';
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { bucketRules, checkDeclaredType, checkedType, TYPE_SNIFF_BYTES } from './bucket-rules.js';
-import { errors } from './errors.js';
+import { AppError, errors } from './errors.js';
 import { isFolderMarker } from '@pail/shared';
 import type { StoragePorts } from './ports.js';
 import { ResumableHashes } from './resumable-hashes.js';
@@ -125,6 +125,8 @@ export async function receiveResumableBytes(
   );
   try {
     const upload = await findOwnResumableUpload(ports, id, caller.owner, caller.bucket);
+    // Cut, or ended by a newer request, while it waited: nothing to write (and no end event will come to wait for).
+    if (body.readableAborted) return { offset: upload.received, finished: null };
     return await appendToResumableUpload(ports, upload, caller.owner, offset, body, options.rawRequestBody === true);
   } finally {
     await release();
@@ -163,7 +165,7 @@ export async function appendToResumableUpload(
         contentType = await checkedType(rules, upload.content_type, peeked.head);
       } catch (error) {
         body.resume();
-        await endResumableUpload(ports, upload.id);
+        await endHeldResumableUpload(ports, upload.id);
         throw error;
       }
     }
@@ -186,7 +188,11 @@ export async function appendToResumableUpload(
       at: new Date().toISOString(),
       ...(contentType ? { contentType } : {}),
     });
-    if (!moved) throw errors.offsetMismatch('The upload moved on meanwhile (another request) or ended');
+    if (!moved) {
+      // Ended meanwhile (its writer's lease ran out): the bytes just staged belong to nothing, and go.
+      if (!(await findResumableUpload(ports.db, upload.id))) await ports.blobs.staging.remove(upload.id).catch(() => {});
+      throw errors.offsetMismatch('The upload moved on meanwhile (another request) or ended');
+    }
   }
   if (received < upload.length) return { offset: received, finished: null };
   const finished = await finishResumableUpload(ports, { ...upload, received, ...(contentType ? { content_type: contentType } : {}) }, owner);
@@ -198,7 +204,7 @@ async function finishResumableUpload(ports: StoragePorts, upload: ResumableUploa
   // Still live? (Deleted since the upload began: the upload ends with it.)
   const bucket = await findOwnLiveBucket(ports.db, owner.id, upload.bucket_id);
   if (!bucket) {
-    await endResumableUpload(ports, upload.id);
+    await endHeldResumableUpload(ports, upload.id);
     throw errors.bucketNotFound();
   }
   const storageKey = `${bucket.storage_name}/${timeOrderedUuid()}`;
@@ -217,23 +223,62 @@ async function finishResumableUpload(ports: StoragePorts, upload: ResumableUploa
 
 const withHash = (contentHash: string | undefined) => (contentHash === undefined ? {} : { contentHash });
 
-/** Ends an upload without a file (terminated, expired, refused): its row (and so its hold on the cap) and its staged bytes go. */
-export async function endResumableUpload(ports: Pick<StoragePorts, 'db' | 'blobs' | 'durable'>, id: string): Promise<boolean> {
+type EndPorts = Pick<StoragePorts, 'db' | 'blobs' | 'durable' | 'resumableWriters'>;
+
+/**
+ * Ends an upload without a file (cancelled, expired): once it holds the
+ * upload (resumable-writers.ts), so a PATCH still writing stops first, as for
+ * a newer request, and records what it kept before its staged bytes go; false
+ * when it had already ended.
+ */
+export function endResumableUpload(ports: EndPorts, id: string): Promise<boolean> {
+  return whileHeld(ports, id, () => endHeldResumableUpload(ports, id));
+}
+
+/**
+ * Ends an upload the caller holds (tus termination, a refusal or a deleted
+ * bucket met by the request writing it): its row (and so its hold on the cap)
+ * and its staged bytes go. Nobody else writes it, so nothing is staged after.
+ */
+export async function endHeldResumableUpload(ports: Pick<StoragePorts, 'db' | 'blobs' | 'durable'>, id: string): Promise<boolean> {
   hashes.forget(id);
   const removed = await removeResumableUpload(ports.db, id);
   await ports.durable();
-  // Best effort: staged bytes left behind are removed by the next expiry sweep.
+  // The row is gone, so the bytes are never read again; a failure here leaves them to the operator (garbage collection skips staging).
   await ports.blobs.staging.remove(id).catch(() => {});
   return removed;
 }
 
+/** `work` while this caller holds upload `id`; asked to stop meanwhile, it finishes first (it is short). */
+async function whileHeld<T>(ports: Pick<StoragePorts, 'resumableWriters'>, id: string, work: () => Promise<T>): Promise<T> {
+  const release = await ports.resumableWriters.hold(id, () => {});
+  try {
+    return await work();
+  } finally {
+    await release();
+  }
+}
+
 /** Removes uploads that received nothing for `maxIdleSeconds`; returns how many this call removed. */
-export async function expireResumableUploads(ports: Pick<StoragePorts, 'db' | 'blobs' | 'durable'>, maxIdleSeconds: number, now = Date.now()): Promise<number> {
+export async function expireResumableUploads(ports: EndPorts, maxIdleSeconds: number, now = Date.now()): Promise<number> {
   const cutoff = new Date(now - maxIdleSeconds * 1000).toISOString();
   let removed = 0;
+  const skipped = new Set<string>();
   for (;;) {
-    const ids = await resumableUploadsIdleSince(ports.db, cutoff, 100);
-    for (const id of ids) if (await endResumableUpload(ports, id)) removed += 1;
+    const ids = (await resumableUploadsIdleSince(ports.db, cutoff, 100 + skipped.size)).filter((id) => !skipped.has(id));
+    for (const id of ids) {
+      const ended = await whileHeld(ports, id, async () => {
+        // A request that was writing it may have recorded bytes before it let go: the upload is then not idle.
+        const row = await findResumableUpload(ports.db, id);
+        return row !== undefined && row.updated_at < cutoff && (await endHeldResumableUpload(ports, id));
+      }).catch((error: unknown) => {
+        // Still written by a request that does not let go (409): left for the next sweep.
+        if (!(error instanceof AppError)) throw error;
+        return false;
+      });
+      if (ended) removed += 1;
+      else skipped.add(id);
+    }
     if (ids.length < 100) return removed;
   }
 }

@@ -16,7 +16,7 @@ import type { StoragePorts } from '../../domain/ports.js';
 import type { Release, ResumableWriters } from '../../domain/resumable-writers.js';
 import {
   appendToResumableUpload,
-  endResumableUpload,
+  endHeldResumableUpload,
   expireResumableUploads,
   findOwnResumableUpload,
   RESUMABLE_IDLE_SECONDS,
@@ -102,7 +102,8 @@ export class PailTusStore extends DataStore {
 
   override async remove(id: string): Promise<void> {
     await this.own(id);
-    await endResumableUpload(this.ports, id);
+    // tus holds the upload (PailTusLocker) while it ends it.
+    await endHeldResumableUpload(this.ports, id);
   }
 
   override async deleteExpired(): Promise<number> {
