@@ -53,7 +53,7 @@ const patch = (url: string, user: TestUser, offset: number, body: Uint8Array) =>
   fetch(url, {
     method: 'PATCH',
     headers: { ...TUS, 'x-api-key': user.apiKey, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
-    body,
+    body: body as BodyInit,
   });
 
 /** HEAD's status and offset, bounded: an upload left held answers 409 only after 30 s. */
@@ -234,5 +234,31 @@ describe('ending an upload while a PATCH is still writing it', () => {
     expect(await removeResumableUpload(storage().db, id)).toBe(true);
     await expect(appendToResumableUpload(storage(), upload, owner, 0, Readable.from([randomBytes(40_000)]))).rejects.toMatchObject({ status: 409 });
     expect(await staged(id)).toEqual([]);
+  });
+});
+
+describe('a request whose client went away while it waited for the upload', () => {
+  it('stops waiting at once instead of for 30 s', async () => {
+    const { user, endpoint } = await setUp();
+    const id = (await create(endpoint, user, 1000, 'waited.bin')).split('/').pop()!;
+    // A holder that does not let go (a PATCH's store write that takes long).
+    const release = await storage().resumableWriters.hold(id, () => {});
+    try {
+      const gone = new AbortController();
+      const waiting = storage().resumableWriters.hold(id, () => {}, undefined, gone.signal);
+      waiting.catch(() => {});
+      setTimeout(() => gone.abort(), 100);
+      expect(
+        await within(
+          3000,
+          waiting.then(
+            () => 'held',
+            () => 'gave up',
+          ),
+        ),
+      ).toBe('gave up');
+    } finally {
+      await release();
+    }
   });
 });

@@ -64,16 +64,17 @@ export class ResumableWriters {
    * it must end its body's read soon (a newer request wants the upload).
    * A write is refused when a request that arrived after it held the upload
    * first (in this process): that request ended it, as it would have had it
-   * come in time.
+   * come in time. `gone`: the request's client went away; it stops waiting.
    */
-  async hold(id: string, stop: () => void, turn?: Turn): Promise<Release> {
+  async hold(id: string, stop: () => void, turn?: Turn, gone?: AbortSignal): Promise<Release> {
     const deadline = Date.now() + WAIT_MS;
     for (;;) {
       if (turn?.writes && turn.arrival < (this.latest.get(id) ?? 0)) throw overtaken();
+      if (gone?.aborted) throw busy();
       const holder = this.holders.get(id);
       if (!holder) break;
       holder.stop();
-      if (!(await releasedBy(holder, deadline))) throw busy();
+      if (!(await releasedBy(holder, deadline, gone))) throw busy();
     }
     if (turn && turn.arrival > (this.latest.get(id) ?? 0)) this.latest.set(id, turn.arrival);
     let released!: () => void;
@@ -92,7 +93,7 @@ export class ResumableWriters {
     };
     if (!this.shared) return async () => letGo();
     try {
-      const lease = await this.lease(this.shared, id, stop, deadline, () => asked);
+      const lease = await this.lease(this.shared, id, stop, deadline, () => asked || gone?.aborted === true);
       return async () => {
         await lease().catch(() => {});
         letGo();
@@ -104,11 +105,11 @@ export class ResumableWriters {
   }
 
   /** Takes the upload's lease in its row, asking another instance's holder to stop; returns its release. */
-  private async lease(db: Db, id: string, stop: () => void, deadline: number, overtakenHere: () => boolean): Promise<Release> {
+  private async lease(db: Db, id: string, stop: () => void, deadline: number, giveUp: () => boolean): Promise<Release> {
     const writer = randomBytes(12).toString('hex');
     for (;;) {
-      // A newer request in this process wants the upload: it waits for this one, which stops waiting.
-      if (overtakenHere()) throw overtaken();
+      // A newer request in this process wants the upload (it waits for this one), or this one's client went away: it stops waiting.
+      if (giveUp()) throw overtaken();
       const claimed = await claimResumableWriter(db, id, writer, Date.now() + LEASE_MS, Date.now());
       // An upload that ended: nothing to hold; the request finds it gone.
       if (claimed === 'gone') return async () => {};
@@ -140,13 +141,14 @@ export class ResumableWriters {
   }
 }
 
-/** Whether `holder` let go before `deadline`. */
-async function releasedBy(holder: Holder, deadline: number): Promise<boolean> {
+/** Whether `holder` let go before `deadline` (false at once when `gone` aborts). */
+async function releasedBy(holder: Holder, deadline: number, gone?: AbortSignal): Promise<boolean> {
   const left = deadline - Date.now();
   if (left <= 0) return false;
   const timer = new AbortController();
+  const signal = gone ? AbortSignal.any([timer.signal, gone]) : timer.signal;
   try {
-    return await Promise.race([holder.released.then(() => true), sleep(left, false, { ref: false, signal: timer.signal })]);
+    return await Promise.race([holder.released.then(() => true), sleep(left, false, { ref: false, signal }).catch(() => false)]);
   } finally {
     timer.abort();
   }

@@ -28,6 +28,8 @@ export interface TusRequestContext {
   bucket: BucketIdentity;
   /** When the request arrived (ResumableWriters.arrival()). */
   arrival?: number;
+  /** Aborts when the request's client goes away before its answer (a HEAD waiting for the upload stops waiting). */
+  gone?: AbortSignal;
   /** Set when this request's bytes finished the upload: the file as committed. */
   finished?: UploadResult;
 }
@@ -127,10 +129,11 @@ export class PailTusLocker implements Locker {
   newLock(id: string): Lock {
     let release: Release | undefined;
     return {
-      lock: async (_signal, requestRelease) => {
-        const arrival = tusRequests.getStore()?.arrival;
+      lock: async (signal, requestRelease) => {
+        const { arrival, gone } = tusRequests.getStore() ?? {};
         // Reading the offset or ending the upload is never refused as overtaken; it ends an older PATCH still writing.
-        release = await this.writers.hold(id, () => void requestRelease(), arrival === undefined ? undefined : { arrival, writes: false });
+        const turn = arrival === undefined ? undefined : { arrival, writes: false };
+        release = await this.writers.hold(id, () => void requestRelease(), turn, gone ? AbortSignal.any([signal, gone]) : signal);
       },
       unlock: async () => {
         await release?.();

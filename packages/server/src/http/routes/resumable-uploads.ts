@@ -84,7 +84,11 @@ export function registerResumableUploadRoutes(scope: Scope, ctx: AppContext, api
     const owner = signedIn(request);
     const bucket = await ownBucketForUpload(ctx.storage, owner.id, (request.params as { id: string }).id);
     reply.hijack();
-    await tusRequests.run({ owner, bucket, arrival: arrivals.get(request) }, () => tus.handle(request.raw, reply.raw));
+    const gone = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) gone.abort();
+    });
+    await tusRequests.run({ owner, bucket, arrival: arrivals.get(request), gone: gone.signal }, () => tus.handle(request.raw, reply.raw));
   };
 
   // Request bodies are the upload's bytes: they reach tus as the raw stream.
