@@ -1,7 +1,7 @@
 /**
  * One writer per resumable upload (decisions.md, "Resumable uploads"): a
- * request that writes an upload's bytes, or reads its offset, holds the
- * upload. A newer request asks the holder to stop, as tus servers do (a
+ * request that writes an upload's bytes, reads its offset or ends it
+ * (resumable-uploads.ts endResumableUpload) holds the upload. A newer request asks the holder to stop, as tus servers do (a
  * client that resumes has given up on its older request, whose connection
  * may be half open and never end by itself): the holder stops reading its
  * body, records what it flushed, and lets go; the newer one then reads the
