@@ -3,8 +3,9 @@
  * database of the project (SQLite embedded, PostgreSQL scaled): a commit asks
  * the one cap rule (domain/quota.ts) with everything the owner holds (stored
  * bytes, uploads in flight, kept parts, resumable uploads) but what the
- * commit itself ends, to the byte; commits racing into one cap never pass it
- * together; a write that adds nothing is never refused.
+ * commit itself ends, to the byte; a refused commit's reservation ends with
+ * it, so a later commit of the same batch does not count it; commits racing
+ * into one cap never pass it together; a write that adds nothing is never refused.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -156,6 +157,20 @@ describe('ObjectWrites: a commit asks the cap with everything held', () => {
     expect(await refusal(commit('a.bin', 300, { quota: lowered }))).toBe('committed');
     expect(await refusal(commit('a.bin', 301, { quota: lowered }))).toBe('over-cap');
     expect(await used()).toBe(400);
+  });
+
+  // One batch: commits asked in the same turn of the event loop are committed together (a group on SQLite, a batch on PostgreSQL).
+  it.each([
+    ['over-cap', { size: 701 }],
+    ['precondition-failed', { size: 10, condition: { absent: true } }],
+    ['no-upload', { size: 10, endsUpload: 'gone' }],
+  ] as const)('a commit refused %s ends its reservation: a later one in the same batch does not count it', async (why, { size, ...more }) => {
+    await commit('a.bin', 0);
+    // The refused commit's 200 reserved bytes end with it, so the next fits beside 100 + 150 + 50 to the byte.
+    const outcomes = await Promise.all([refusal(commit('a.bin', size, { reservationId: 'flight', ...more })), refusal(commit('b.bin', 700))]);
+    expect(outcomes).toEqual([why, 'committed']);
+    expect(await database.db.selectFrom('upload_reservations').select('id').execute()).toEqual([]);
+    expect(await used()).toBe(800);
   });
 
   it('commits racing into the cap: exactly those that fit', async () => {

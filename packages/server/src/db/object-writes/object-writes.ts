@@ -18,7 +18,7 @@ export interface CommitInput {
    * the upload it completes) and the bytes it adds beside the version it replaces.
    */
   quota: CapRule;
-  /** The reservation that held this file's bytes while they streamed: dropped in the commit's transaction, as the file starts to count. */
+  /** The reservation that held this file's bytes while they streamed: dropped in the commit's transaction, as the file starts to count (and when the commit is refused, so no later write counts it). */
   reservationId?: string;
   bucketId: number;
   filename: string;

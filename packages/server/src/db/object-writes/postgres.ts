@@ -78,6 +78,10 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
     let bytesDelta = 0;
     const retiredInline: string[] = [];
     const outcomes = items.map((item): Outcome<Committed> => {
+      // This commit's reservation ends with the batch whatever its outcome (dropped above): from here on it is not held.
+      const own = item.reservationId === undefined ? 0 : (reserved.get(item.reservationId) ?? 0);
+      if (item.reservationId !== undefined) reserved.delete(item.reservationId);
+      held = { ...held, reserved: held.reserved - own };
       // Ended once: a second completion of the same upload in this batch finds it gone.
       const parts = item.endsUpload === undefined ? 0 : liveUploads.get(item.endsUpload);
       if (parts === undefined) return { ok: false, error: new WriteRefused('no-upload') };
@@ -87,9 +91,8 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
       // Under the bucket's lock, and against earlier uploads of this batch: the condition holds for the version replaced.
       const refusal = conditionRefusal(item.condition, old);
       const delta = item.size - (old?.size ?? 0);
-      // Everything held but what this commit ends (its reservation, the upload it completes), which becomes the file.
-      const own = item.reservationId === undefined ? 0 : (reserved.get(item.reservationId) ?? 0);
-      const beside = { ...held, reserved: held.reserved - own, parts: held.parts - parts, resumable: held.resumable - resumable };
+      // Everything held but what this commit ends (its reservation, left out above; the upload it completes), which becomes the file.
+      const beside = { ...held, parts: held.parts - parts, resumable: held.resumable - resumable };
       const refused = refusal ?? (item.quota.fits(beside, delta) ? null : 'over-cap');
       if (refused) return { ok: false, error: new WriteRefused(refused) };
       if (item.endsUpload !== undefined) liveUploads.delete(item.endsUpload);

@@ -50,9 +50,8 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
     // Writes are serialised, so the condition holds for exactly the version this commit replaces.
     const refusal = conditionRefusal(input.condition, old);
     if (refusal) throw new WriteRefused(refusal);
-    // What this write ends stops being held before the cap is asked (a refusal rolls it all back):
-    // its reservation, the resumable upload (above) and the multipart upload's parts become the file.
-    if (input.reservationId !== undefined) holdings.dropReservation(input.reservationId);
+    // What this write ends stops being held before the cap is asked (a refusal rolls it back): the
+    // resumable upload (above) and the multipart upload's parts become the file (its reservation ended already).
     let endedParts: string[] = [];
     if (input.endsUpload !== undefined) {
       endedParts = (sql.endParts.all(input.endsUpload) as { storage_key: string }[]).map((part) => part.storage_key);
@@ -103,8 +102,33 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
     return { replaced: old ? { storage_key: old.storage_key, inline: old.inline } : null, endedParts };
   }
 
+  // A commit with a reservation runs in a savepoint of its own, after the reservation is dropped.
+  const commitInSavepoint = sqlite.transaction(commit);
+
+  /**
+   * A commit's reservation ends with it whatever its outcome (as in a
+   * PostgreSQL batch), so a later write in the same group never counts the
+   * reservation of one refused before it; a refusal rolls back only the rest.
+   */
+  function commitEndingReservation(input: CommitInput, reservationId: string): Committed | WriteRefused {
+    holdings.dropReservation(reservationId);
+    try {
+      return commitInSavepoint(input);
+    } catch (error) {
+      if (error instanceof WriteRefused) return error;
+      throw error;
+    }
+  }
+
+  async function commitReserved(input: CommitInput, reservationId: string): Promise<Committed> {
+    const outcome = await writer.write(() => commitEndingReservation(input, reservationId));
+    if (outcome instanceof WriteRefused) throw outcome;
+    return outcome;
+  }
+
   return {
-    commitUpload: (input) => writer.write(() => commit(input)),
+    // Small files hold no reservation: their commit is the group's savepoint alone.
+    commitUpload: (input) => (input.reservationId === undefined ? writer.write(() => commit(input)) : commitReserved(input, input.reservationId)),
     // SQLite serialises all writes: no lock to take; the counts update checks the bucket is live.
     deleteVersion: deleteVersionWith(db, async () => {}),
     removePurged: removePurgedWith(db),
