@@ -8,47 +8,54 @@
  * as the rest of the request's database work (bench/README.md, round 5).
  */
 import type SQLite from 'better-sqlite3';
-import type { HoldingAndUploads } from '../repositories/holdings.js';
+import { sql } from 'kysely';
+import type { Db } from '../database.js';
+import { heldTerms, type HoldingAndUploads } from '../repositories/holdings.js';
 import type { PartRecorded, RecordPartInput } from '../repositories/multipart.js';
 import type { ReservationInput, ReservationRefusal } from '../repositories/upload-reservations.js';
 import type { SqliteWriter } from '../sqlite-writer.js';
 import type { ObjectWrites } from './object-writes.js';
 
 /**
- * What holdings.ts's heldBeside() reads, as result columns of a statement
- * with @user and @now: live reservations (but @except: '' leaves none out),
- * kept parts, resumable lengths.
+ * holdings.ts's heldTerms (what the cap counts, defined once) as result
+ * columns of a prepared statement with @user, @now and @except ('' leaves no
+ * reservation out), compiled to SQLite's text when first prepared.
  */
-export const HELD_BESIDE_COLUMNS = `(select coalesce(sum(bytes), 0) from upload_reservations where user_id = @user and expires_at > @now and id != @except) as reserved,
-      (select coalesce(sum(p.size), 0) from multipart_parts p join multipart_uploads u on u.id = p.upload_id where u.owner_id = @user) as parts,
-      (select coalesce(sum(length), 0) from resumable_uploads where owner_id = @user) as resumable`;
+export function heldColumns(db: Db, terms: readonly (keyof typeof heldTerms)[]): string {
+  const p = { user: sql.raw<number>('@user'), now: sql.raw<string>('@now'), except: sql.raw<string>('@except') };
+  return terms
+    .map((term) => {
+      const compiled = heldTerms[term](db, p).compile();
+      if (compiled.parameters.length > 0) throw new Error(`held term ${term} compiled with positional parameters`);
+      return `(${compiled.sql}) as ${term}`;
+    })
+    .join(', ');
+}
 
-const STATEMENTS = {
-  // What holdings.ts's holding() reads: stored bytes, how many live reservations, and what is held beside.
-  holding: `select
-      (select storage_used_bytes from users where id = @user) as used,
-      (select count(*) from upload_reservations where user_id = @user and expires_at > @now and id != @except) as count,
-      ${HELD_BESIDE_COLUMNS}`,
-  reserve: 'insert into upload_reservations (id, user_id, bytes, expires_at) values (?, ?, ?, ?)',
-  uploadLive: 'select 1 from multipart_uploads where id = ?',
-  oldPart: 'select storage_key, size from multipart_parts where upload_id = ? and part_number = ?',
-  deletePart: 'delete from multipart_parts where upload_id = ? and part_number = ?',
-  insertPart:
-    'insert into multipart_parts (upload_id, part_number, storage_key, size, md5, created_at, checksum) values (@upload_id, @part_number, @storage_key, @size, @md5, @created_at, @checksum)',
-  dropReservation: 'delete from upload_reservations where id = ?',
-} as const;
+const statementsOn = (db: Db) =>
+  ({
+    // What holdings.ts's holding() reads: stored bytes, how many live reservations, and what is held beside.
+    holding: `select (select storage_used_bytes from users where id = @user) as used, ${heldColumns(db, ['count', 'reserved', 'parts', 'resumable'])}`,
+    reserve: 'insert into upload_reservations (id, user_id, bytes, expires_at) values (?, ?, ?, ?)',
+    uploadLive: 'select 1 from multipart_uploads where id = ?',
+    oldPart: 'select storage_key, size from multipart_parts where upload_id = ? and part_number = ?',
+    deletePart: 'delete from multipart_parts where upload_id = ? and part_number = ?',
+    insertPart:
+      'insert into multipart_parts (upload_id, part_number, storage_key, size, md5, created_at, checksum) values (@upload_id, @part_number, @storage_key, @size, @md5, @created_at, @checksum)',
+    dropReservation: 'delete from upload_reservations where id = ?',
+  }) as const;
 
-type Prepared = { [K in keyof typeof STATEMENTS]: SQLite.Statement };
+type Prepared = { [K in keyof ReturnType<typeof statementsOn>]: SQLite.Statement };
 
 export interface SqliteHoldings extends Pick<ObjectWrites, 'reserveUpload' | 'recordPart'> {
   /** Drops a reservation inside a write (its bytes become the part or file the write records). */
   dropReservation(id: string): void;
 }
 
-export function sqliteHoldingWrites(sqlite: SQLite.Database, writer: SqliteWriter): SqliteHoldings {
+export function sqliteHoldingWrites(db: Db, sqlite: SQLite.Database, writer: SqliteWriter): SqliteHoldings {
   // Prepared on first use: the tables exist only once migrations have run.
   let prepared: Prepared | null = null;
-  const statements = () => (prepared ??= Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, sqlite.prepare(text)])) as Prepared);
+  const statements = () => (prepared ??= Object.fromEntries(Object.entries(statementsOn(db)).map(([name, text]) => [name, sqlite.prepare(text)])) as Prepared);
 
   // Inside a write the writer runs: SQLite serialises writes, so no lock is needed.
   function holding(userId: number, now: string, except = ''): HoldingAndUploads {
@@ -58,9 +65,8 @@ export function sqliteHoldingWrites(sqlite: SQLite.Database, writer: SqliteWrite
   }
 
   function reserve(input: ReservationInput): ReservationRefusal | null {
-    const held = holding(input.userId, input.now);
-    if (held.count >= input.maxUploads) return 'too-many';
-    if (!input.quota.fits(held, input.bytes)) return 'over-cap';
+    const refusal = input.quota.reservationRefusal(holding(input.userId, input.now), input);
+    if (refusal) return refusal;
     statements().reserve.run(input.id, input.userId, input.bytes, input.expiresAt);
     return null;
   }
@@ -71,7 +77,8 @@ export function sqliteHoldingWrites(sqlite: SQLite.Database, writer: SqliteWrite
     const held = holding(input.userId, input.now, input.reservationId);
     if (sql.uploadLive.get(part.upload_id) === undefined) return { refusal: 'no-upload' };
     const old = sql.oldPart.get(part.upload_id, part.part_number) as { storage_key: string; size: number } | undefined;
-    if (!input.quota.fits(held, part.size - (old?.size ?? 0))) return { refusal: 'over-cap' };
+    const refusal = input.quota.partRefusal(held, part.size, old?.size ?? 0);
+    if (refusal) return { refusal };
     if (old) sql.deletePart.run(part.upload_id, part.part_number);
     sql.insertPart.run(part);
     sql.dropReservation.run(input.reservationId);

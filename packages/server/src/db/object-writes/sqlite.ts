@@ -13,33 +13,34 @@ import { foldName } from '../folded-names.js';
 import type { SqliteWriter } from '../sqlite-writer.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
 import { deleteVersionWith, readInlineWith, removePurgedWith } from './shared.js';
-import { HELD_BESIDE_COLUMNS, sqliteHoldingWrites } from './sqlite-holdings.js';
+import { heldColumns, sqliteHoldingWrites } from './sqlite-holdings.js';
 
-const STATEMENTS = {
-  old: 'select storage_key, size, inline, etag from objects where bucket_id = ? and filename = ?',
-  // The usage moved, and what the cap counts read in the same statement: stored bytes before the move, and what is held beside.
-  usage: `update users set storage_used_bytes = storage_used_bytes + @delta where id = @user
-      returning storage_used_bytes - @delta as used, ${HELD_BESIDE_COLUMNS}`,
-  insertInline: 'insert into inline_blobs (storage_key, bytes) values (?, ?)',
-  deleteInline: 'delete from inline_blobs where storage_key = ?',
-  insertObject:
-    'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, metadata, checksums, created_at, updated_at, name_folded) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  updateObject:
-    'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, metadata = ?, checksums = ?, updated_at = ? where bucket_id = ? and filename = ?',
-  count: 'update buckets set object_count = object_count + ?, total_bytes = total_bytes + ? where id = ? and deleted_at is null',
-  uploadLive: 'select 1 from multipart_uploads where id = ?',
-  endParts: 'delete from multipart_parts where upload_id = ? returning storage_key',
-  endUpload: 'delete from multipart_uploads where id = ?',
-  endResumable: 'delete from resumable_uploads where id = ?',
-} as const;
+const statementsOn = (db: Db) =>
+  ({
+    old: 'select storage_key, size, inline, etag from objects where bucket_id = ? and filename = ?',
+    // The usage moved, and what the cap counts read in the same statement: stored bytes before the move, and what is held beside.
+    usage: `update users set storage_used_bytes = storage_used_bytes + @delta where id = @user
+      returning storage_used_bytes - @delta as used, ${heldColumns(db, ['reserved', 'parts', 'resumable'])}`,
+    insertInline: 'insert into inline_blobs (storage_key, bytes) values (?, ?)',
+    deleteInline: 'delete from inline_blobs where storage_key = ?',
+    insertObject:
+      'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, metadata, checksums, created_at, updated_at, name_folded) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    updateObject:
+      'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, metadata = ?, checksums = ?, updated_at = ? where bucket_id = ? and filename = ?',
+    count: 'update buckets set object_count = object_count + ?, total_bytes = total_bytes + ? where id = ? and deleted_at is null',
+    uploadLive: 'select 1 from multipart_uploads where id = ?',
+    endParts: 'delete from multipart_parts where upload_id = ? returning storage_key',
+    endUpload: 'delete from multipart_uploads where id = ?',
+    endResumable: 'delete from resumable_uploads where id = ?',
+  }) as const;
 
-type Prepared = { [K in keyof typeof STATEMENTS]: SQLite.Statement };
+type Prepared = { [K in keyof ReturnType<typeof statementsOn>]: SQLite.Statement };
 
 export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: SqliteWriter): ObjectWrites {
   // Prepared on first use: the tables exist only once migrations have run.
   let prepared: Prepared | null = null;
-  const statements = () => (prepared ??= Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, sqlite.prepare(text)])) as Prepared);
-  const holdings = sqliteHoldingWrites(sqlite, writer);
+  const statements = () => (prepared ??= Object.fromEntries(Object.entries(statementsOn(db)).map(([name, text]) => [name, sqlite.prepare(text)])) as Prepared);
+  const holdings = sqliteHoldingWrites(db, sqlite, writer);
 
   function commit(input: CommitInput): Committed {
     const sql = statements();

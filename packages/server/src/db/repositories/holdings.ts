@@ -8,8 +8,9 @@
  * CapRule; db/ reads the holding it decides on and applies the answer in the
  * same transaction.
  */
-import { sql } from 'kysely';
+import { sql, type Expression, type QueryCreator } from 'kysely';
 import type { Db } from '../database.js';
+import type { Database } from '../schema.js';
 
 export interface Holding {
   /** Stored bytes (the user's storage_used_bytes). */
@@ -27,9 +28,53 @@ export interface HoldingAndUploads extends Holding {
   count: number;
 }
 
-/** The cap decision (domain/quota.ts): may a write that adds `bytes` go ahead beside what is held? */
+/** The cap's decisions (domain/quota.ts), which db/ asks with the holding it read under the owner's lock. */
 export interface CapRule {
+  /** May a write that adds `bytes` go ahead beside what is held? */
   fits(holding: Holding, bytes: number): boolean;
+  /** Why a new upload in flight may not hold `bytes` (too many in flight, then the cap), or null when it may. */
+  reservationRefusal(held: HoldingAndUploads, wanted: { bytes: number; maxUploads: number }): 'too-many' | 'over-cap' | null;
+  /** Why a part of `size` bytes may not be kept in place of one of `replacedSize` (0: none), or null when it may. */
+  partRefusal(held: Holding, size: number, replacedSize: number): 'over-cap' | null;
+}
+
+/** Whose holding, and when, as SQL expressions: values, or a prepared statement's parameters (object-writes/sqlite-holdings.ts). */
+export interface HeldFor {
+  user: Expression<number>;
+  now: Expression<string>;
+  /** A reservation left out ('' leaves none out): the one a write turns into what it records. */
+  except: Expression<string>;
+}
+
+/**
+ * What the cap counts beside stored bytes, each as a one-value query: the one
+ * definition that both dialects' cap checks read, and the unfinished-uploads
+ * list totals (unfinished-uploads.ts).
+ */
+export const heldTerms = {
+  /** How many uploads are in flight (live reservations), which MAX_UPLOADS_PER_USER limits. */
+  count: (db: QueryCreator<Database>, p: HeldFor) => liveReservations(db, p).select((eb) => eb.fn.countAll<number | string>().as('value')),
+  /** Bytes held by uploads in flight (live reservations). */
+  reserved: (db: QueryCreator<Database>, p: HeldFor) =>
+    liveReservations(db, p).select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('bytes'), eb.lit(0)).as('value')),
+  /** Bytes of kept parts of unfinished multipart uploads. */
+  parts: (db: QueryCreator<Database>, p: Pick<HeldFor, 'user'>) =>
+    db
+      .selectFrom('multipart_parts')
+      .innerJoin('multipart_uploads', 'multipart_uploads.id', 'multipart_parts.upload_id')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('multipart_parts.size'), eb.lit(0)).as('value'))
+      .where('multipart_uploads.owner_id', '=', p.user),
+  /** Declared lengths of resumable uploads in progress. */
+  resumable: (db: QueryCreator<Database>, p: Pick<HeldFor, 'user'>) =>
+    db
+      .selectFrom('resumable_uploads')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('length'), eb.lit(0)).as('value'))
+      .where('owner_id', '=', p.user),
+};
+
+/** A reservation is live until its lease ends (a crashed upload's lapses). */
+function liveReservations(db: QueryCreator<Database>, p: HeldFor) {
+  return db.selectFrom('upload_reservations').where('user_id', '=', p.user).where('expires_at', '>', p.now).where('id', '!=', p.except);
 }
 
 /** What the user holds against the cap, locking the user's row; `except` leaves out one reservation (the one being turned into a part). */
@@ -50,11 +95,14 @@ export async function holding(trx: Db, userId: number, now: string, except?: str
  * sees every write that held it before).
  */
 export async function heldBeside(trx: Db, userId: number, now: string, except = ''): Promise<Omit<HoldingAndUploads, 'used'>> {
-  const row = await sql<{ count: number | string; reserved: number | string; parts: number | string; resumable: number | string }>`select
-      (select count(*) from upload_reservations where user_id = ${userId} and expires_at > ${now} and id != ${except}) as count,
-      (select coalesce(sum(bytes), 0) from upload_reservations where user_id = ${userId} and expires_at > ${now} and id != ${except}) as reserved,
-      (select coalesce(sum(p.size), 0) from multipart_parts p join multipart_uploads u on u.id = p.upload_id where u.owner_id = ${userId}) as parts,
-      (select coalesce(sum(length), 0) from resumable_uploads where owner_id = ${userId}) as resumable`.execute(trx);
-  const held = row.rows[0]!;
+  const p: HeldFor = { user: sql.val(userId), now: sql.val(now), except: sql.val(except) };
+  const held = await trx
+    .selectNoFrom([
+      heldTerms.count(trx, p).as('count'),
+      heldTerms.reserved(trx, p).as('reserved'),
+      heldTerms.parts(trx, p).as('parts'),
+      heldTerms.resumable(trx, p).as('resumable'),
+    ])
+    .executeTakeFirstOrThrow();
   return { count: Number(held.count), reserved: Number(held.reserved), parts: Number(held.parts), resumable: Number(held.resumable) };
 }

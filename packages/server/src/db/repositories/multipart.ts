@@ -80,8 +80,9 @@ export function recordPart(db: Db, input: RecordPartInput): Promise<PartRecorded
     const held = await holding(trx, input.userId, input.now, input.reservationId);
     if (!(await lockUpload(trx, part.upload_id))) return { refusal: 'no-upload' };
     const old = await findPart(trx, part.upload_id, part.part_number);
-    // The part's reservation is left out of the holding: it becomes the part. A replaced part's bytes are freed.
-    if (!input.quota.fits(held, part.size - (old?.size ?? 0))) return { refusal: 'over-cap' };
+    // The part's reservation is left out of the holding: it becomes the part.
+    const refusal = input.quota.partRefusal(held, part.size, old?.size ?? 0);
+    if (refusal) return { refusal };
     if (old) await trx.deleteFrom('multipart_parts').where('upload_id', '=', part.upload_id).where('part_number', '=', part.part_number).execute();
     await trx.insertInto('multipart_parts').values(part).execute();
     await trx.deleteFrom('upload_reservations').where('id', '=', input.reservationId).execute();

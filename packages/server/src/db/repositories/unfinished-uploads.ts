@@ -3,10 +3,12 @@
  * storage caps, rate limits"): resumable uploads in progress and S3 multipart
  * uploads not yet completed or aborted, each with what it holds against the
  * cap. Read-only: what the cap checks count is holdings.ts's, under the
- * owner's row lock; these reads take no lock and count the same two things
- * (a resumable upload's declared length, a multipart upload's kept parts).
+ * owner's row lock; these reads take no lock and count two of its terms (a
+ * resumable upload's declared length, a multipart upload's kept parts).
  */
+import { sql } from 'kysely';
 import type { Db } from '../database.js';
+import { heldTerms } from './holdings.js';
 
 /** At most this many of each kind are listed, newest first (an owner with more cancels some, or waits for expiry). */
 export const UNFINISHED_LIST_LIMIT = 1000;
@@ -98,18 +100,14 @@ export async function multipartUploadsOf(db: Db, ownerId: number, bucketIds: rea
   return rows.map((row) => ({ ...row, bytes: Number(row.bytes), parts: Number(row.parts), last_part_at: row.last_part_at ?? null }));
 }
 
-/** Bytes the owner's unfinished uploads hold: resumable uploads' declared lengths and multipart uploads' kept parts. */
+/**
+ * Bytes the owner's unfinished uploads hold: the cap's own terms for resumable
+ * uploads' declared lengths and multipart uploads' kept parts (holdings.ts).
+ * The cap also counts reservations of uploads still streaming, which are not
+ * unfinished uploads: a request holds them only while it runs.
+ */
 export async function unfinishedHeldBytes(db: Db, ownerId: number): Promise<number> {
-  const resumable = await db
-    .selectFrom('resumable_uploads')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('length'), eb.lit(0)).as('bytes'))
-    .where('owner_id', '=', ownerId)
-    .executeTakeFirstOrThrow();
-  const parts = await db
-    .selectFrom('multipart_parts')
-    .innerJoin('multipart_uploads', 'multipart_uploads.id', 'multipart_parts.upload_id')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('multipart_parts.size'), eb.lit(0)).as('bytes'))
-    .where('multipart_uploads.owner_id', '=', ownerId)
-    .executeTakeFirstOrThrow();
-  return Number(resumable.bytes) + Number(parts.bytes);
+  const p = { user: sql.val(ownerId) };
+  const held = await db.selectNoFrom([heldTerms.resumable(db, p).as('resumable'), heldTerms.parts(db, p).as('parts')]).executeTakeFirstOrThrow();
+  return Number(held.resumable) + Number(held.parts);
 }

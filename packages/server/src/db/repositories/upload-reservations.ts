@@ -22,9 +22,8 @@ export interface ReservationInput {
 /** Holds `bytes` for a new upload, or says why not (object-writes/sqlite-holdings.ts does the same on SQLite). */
 export function reserveUpload(db: Db, input: ReservationInput): Promise<ReservationRefusal | null> {
   return db.transaction().execute(async (trx) => {
-    const held = await holding(trx, input.userId, input.now);
-    if (held.count >= input.maxUploads) return 'too-many';
-    if (!input.quota.fits(held, input.bytes)) return 'over-cap';
+    const refusal = input.quota.reservationRefusal(await holding(trx, input.userId, input.now), input);
+    if (refusal) return refusal;
     await trx.insertInto('upload_reservations').values({ id: input.id, user_id: input.userId, bytes: input.bytes, expires_at: input.expiresAt }).execute();
     return null;
   });
