@@ -10,7 +10,7 @@
 import type { Db } from '../database.js';
 import { foldName } from '../folded-names.js';
 import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
-import { heldBeside, type Holding } from '../repositories/holdings.js';
+import { heldBesideOf, heldBesideRow, type Holding } from '../repositories/holdings.js';
 import { recordPart } from '../repositories/multipart.js';
 import { reserveUpload } from '../repositories/upload-reservations.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
@@ -54,19 +54,24 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
       .forUpdate()
       .executeTakeFirst();
     if (!locked) return items.map(() => ({ ok: false as const, error: new WriteRefused('no-bucket') }));
-    const names = [...new Set(items.map((item) => item.filename))];
-    const existing = await trx
-      .selectFrom('objects')
-      .select(['filename', 'storage_key', 'size', 'inline', 'etag'])
-      .where('bucket_id', '=', bucketId)
-      .where('filename', 'in', names)
-      .execute();
     // Each upload the batch completes, with the bytes it holds until it ends (kept parts, a resumable length).
     const liveUploads = await lockUploads(trx, items);
     const liveResumables = await lockResumables(trx, items);
+    const names = [...new Set(items.map((item) => item.filename))];
     const now = new Date().toISOString();
-    // Under the owner's lock: what the owner holds, and the reservations of this batch's files, which end with it.
-    let held: Holding = { used: locked.storage_used_bytes, ...(await heldBeside(trx, locked.owner_id, now)) };
+    // Under the locks, in one statement (whose snapshot sees every write that held them before): what the owner
+    // holds beside its stored bytes (one row), joined to the current versions of the batch's names (none: that row alone).
+    const rows = await trx
+      .selectFrom(heldBesideRow(trx, locked.owner_id, now).as('held'))
+      .leftJoin('objects', (join) => join.on('objects.bucket_id', '=', bucketId).on('objects.filename', 'in', names))
+      .selectAll('held')
+      .select(['objects.filename', 'objects.storage_key', 'objects.size', 'objects.inline', 'objects.etag'])
+      .execute();
+    const existing = rows.flatMap((row) =>
+      row.filename === null ? [] : [{ filename: row.filename, storage_key: row.storage_key!, size: row.size!, inline: row.inline!, etag: row.etag! }],
+    );
+    let held: Holding = { used: locked.storage_used_bytes, ...heldBesideOf(rows[0]!) };
+    // The reservations of this batch's files, which end with it.
     const reserved = await dropReservations(trx, items, now);
 
     // The current version of each name as the batch goes: committed, or earlier in this batch.

@@ -95,14 +95,24 @@ export async function holding(trx: Db, userId: number, now: string, except?: str
  * sees every write that held it before).
  */
 export async function heldBeside(trx: Db, userId: number, now: string, except = ''): Promise<Omit<HoldingAndUploads, 'used'>> {
+  return heldBesideOf(await heldBesideRow(trx, userId, now, except).executeTakeFirstOrThrow());
+}
+
+/** heldBeside()'s one row, as a query that a statement can also join (object-writes/postgres.ts reads it with the batch's files). */
+export function heldBesideRow(db: QueryCreator<Database>, userId: number, now: string, except = '') {
   const p: HeldFor = { user: sql.val(userId), now: sql.val(now), except: sql.val(except) };
-  const held = await trx
-    .selectNoFrom([
-      heldTerms.count(trx, p).as('count'),
-      heldTerms.reserved(trx, p).as('reserved'),
-      heldTerms.parts(trx, p).as('parts'),
-      heldTerms.resumable(trx, p).as('resumable'),
-    ])
-    .executeTakeFirstOrThrow();
-  return { count: Number(held.count), reserved: Number(held.reserved), parts: Number(held.parts), resumable: Number(held.resumable) };
+  return db.selectNoFrom([
+    heldTerms.count(db, p).as('count'),
+    heldTerms.reserved(db, p).as('reserved'),
+    heldTerms.parts(db, p).as('parts'),
+    heldTerms.resumable(db, p).as('resumable'),
+  ]);
+}
+
+// (Kysely types a scalar subquery as nullable; these never are: a count, and sums under coalesce.)
+type HeldBesideRow = Record<'count' | 'reserved' | 'parts' | 'resumable', number | string | bigint | null>;
+
+/** heldBesideRow()'s values as numbers (PostgreSQL answers sums and counts as strings). */
+export function heldBesideOf(row: HeldBesideRow): Omit<HoldingAndUploads, 'used'> {
+  return { count: Number(row.count), reserved: Number(row.reserved), parts: Number(row.parts), resumable: Number(row.resumable) };
 }
