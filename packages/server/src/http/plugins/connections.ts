@@ -5,9 +5,10 @@
  * whose bytes keep moving is never cut. (Late headers are cut by the server's
  * headersTimeout, set in app.ts.)
  *
- * One client address (request.ip: behind a proxy, the address TRUST_PROXY
- * resolves) may have at most MAX_CONNECTIONS_PER_IP requests in progress, as
- * nginx's limit_conn counts: one more is answered `503` with Retry-After in the
+ * One client address may have at most MAX_CONNECTIONS_PER_IP requests in
+ * progress, as nginx's limit_conn counts (a socket's pipelined requests count
+ * as the one being answered; behind a proxy, requests are counted by the
+ * address TRUST_PROXY resolves): one more is answered `503` with Retry-After in the
  * listener's own format (Pail's JSON, S3's SlowDown), never reset. Idle
  * keep-alive sockets are not counted, so a client's pool of them never meets
  * the cap. An address's sockets of any kind are held to a ceiling far above
@@ -31,9 +32,10 @@ export const SOCKETS_PER_REQUEST = 4;
 interface Seen {
   moved: number;
   since: number;
-  /** Requests in progress on the socket (more than one when pipelined). */
-  busy: number;
 }
+
+/** A response is in progress on the socket (Node's own record of it, cleared when the response ends; pipelined requests wait behind it). */
+const answering = (socket: Socket): boolean => (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
 
 interface Address {
   sockets: Set<Socket>;
@@ -47,8 +49,6 @@ export const connectionLimits = fp(
     /** Sockets by the peer that opened them (a proxy's, behind one). */
     const addresses = new Map<string, Address>();
     const sockets = new Map<Socket, Seen>();
-    /** Requests in progress by client address: request.ip, which TRUST_PROXY resolves, so clients behind one proxy are told apart. */
-    const busy = new Map<string, number>();
 
     const addressOf = (name: string): Address => {
       let found = addresses.get(name);
@@ -61,7 +61,7 @@ export const connectionLimits = fp(
       const address = addressOf(name);
       if (cap > 0 && address.sockets.size >= ceiling) closeLongestIdle(address, sockets);
       address.sockets.add(socket);
-      sockets.set(socket, { moved: 0, since: Date.now(), busy: 0 });
+      sockets.set(socket, { moved: 0, since: Date.now() });
       socket.once('close', () => {
         sockets.delete(socket);
         address.sockets.delete(socket);
@@ -69,27 +69,30 @@ export const connectionLimits = fp(
       });
     });
 
-    if (cap > 0) {
+    if (cap > 0 && ctx.config.trustProxy === false) {
       // The first hook a request meets here: a refusal costs no lookup, and is rendered by the listener's error handler.
+      app.addHook('onRequest', (request, _reply, done) => {
+        const address = addresses.get(request.raw.socket.remoteAddress ?? '');
+        // One request is answered at a time per socket: an address with no more sockets than the cap cannot be past it,
+        // so the common case costs one lookup and no per-request listener.
+        if (address === undefined || address.sockets.size <= cap) return done();
+        let inProgress = 0;
+        for (const socket of address.sockets) if (answering(socket)) inProgress++;
+        // This request's own socket is among them.
+        done(inProgress > cap ? errors.tooManyInProgress(cap) : undefined);
+      });
+    } else if (cap > 0) {
+      // Behind a proxy every client shares its sockets: requests are counted by the address TRUST_PROXY resolves.
+      const busy = new Map<string, number>();
       app.addHook('onRequest', (request, reply, done) => {
-        const socket = request.raw.socket;
         const client = request.ip;
         const inProgress = busy.get(client) ?? 0;
         if (inProgress >= cap) return done(errors.tooManyInProgress(cap));
         busy.set(client, inProgress + 1);
-        const seen = sockets.get(socket);
-        if (seen) {
-          seen.busy++;
-          seen.since = Date.now();
-        }
         reply.raw.once('close', () => {
           const left = (busy.get(client) ?? 1) - 1;
           if (left === 0) busy.delete(client);
           else busy.set(client, left);
-          if (seen) {
-            seen.busy--;
-            seen.since = Date.now();
-          }
         });
         done();
       });
@@ -122,7 +125,7 @@ function closeLongestIdle(address: Address, sockets: Map<Socket, Seen>): void {
   let oldestSince = Infinity;
   for (const socket of address.sockets) {
     const seen = sockets.get(socket);
-    if (seen && seen.busy === 0 && seen.since < oldestSince) {
+    if (seen && !answering(socket) && seen.since < oldestSince) {
       oldest = socket;
       oldestSince = seen.since;
     }
