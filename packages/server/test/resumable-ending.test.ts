@@ -5,7 +5,7 @@
  * (the unfinished-uploads API or tus DELETE) while a PATCH is still writing
  * stops that PATCH first, so no staged bytes outlive the upload, counted or not.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import path from 'node:path';
@@ -23,10 +23,9 @@ import {
   RESUMABLE_IDLE_SECONDS,
 } from '../src/domain/resumable-uploads.js';
 import { backendKind } from './helpers/backends.js';
-import { devApi, json, signUp, type TestUser } from './helpers/client.js';
+import { json, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-
-const TUS = { 'tus-resumable': '1.0.0' };
+import { createUpload, patchUpload, sha256, TUS, tusBucket } from './helpers/tus.js';
 
 let server: TestServer;
 
@@ -36,31 +35,7 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const storage = () => server.app.pail.storage;
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-
-async function setUp() {
-  const user = await signUp(server.url);
-  const dev = devApi(server.url, user);
-  const created = await dev('', { method: 'POST', body: JSON.stringify({ name: `ending-${randomBytes(4).toString('hex')}` }) });
-  const bucket = (await json(created)).data as { id: number };
-  return { user, dev, bucket, endpoint: `${server.url}/api/v1/buckets/${bucket.id}/uploads` };
-}
-
-async function create(endpoint: string, user: TestUser, length: number, filename: string): Promise<string> {
-  const created = await fetch(endpoint, {
-    method: 'POST',
-    headers: { ...TUS, 'x-api-key': user.apiKey, 'upload-length': String(length), 'upload-metadata': `filename ${Buffer.from(filename).toString('base64')}` },
-  });
-  expect(created.status).toBe(201);
-  return new URL(created.headers.get('location')!, endpoint).href;
-}
-
-const patch = (url: string, user: TestUser, offset: number, body: Uint8Array) =>
-  fetch(url, {
-    method: 'PATCH',
-    headers: { ...TUS, 'x-api-key': user.apiKey, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
-    body: body as BodyInit,
-  });
+const setUp = () => tusBucket(server, 'ending');
 
 /** HEAD's status and offset, bounded: an upload left held answers 409 only after 30 s. */
 async function head(url: string, user: TestUser): Promise<{ status: number; offset: number }> {
@@ -149,7 +124,7 @@ describe('a PATCH whose body is gone before its bytes are written', () => {
   it('at an offset with no running hash: the append settles, the upload is not held, and a resumed PATCH finishes the file', async () => {
     const { user, dev, bucket, endpoint } = await setUp();
     const body = randomBytes(300_000);
-    const url = await create(endpoint, user, body.length, 'gone.bin');
+    const url = await createUpload(endpoint, user, body.length, 'gone.bin');
     const id = url.split('/').pop()!;
     await receivedElsewhere(id, body.subarray(0, 100_000));
     const owner = (await findUserByEmail(storage().db, user.email))!;
@@ -167,7 +142,7 @@ describe('a PATCH whose body is gone before its bytes are written', () => {
       finished: null,
     });
     expect(await head(url, user)).toEqual({ status: 200, offset: 100_000 });
-    expect((await patch(url, user, 100_000, body.subarray(100_000))).status).toBe(204);
+    expect((await patchUpload(url, user, 100_000, body.subarray(100_000))).status).toBe(204);
     const file = await dev(`/${bucket.id}/files/gone.bin`);
     expect(sha256(Buffer.from(await file.arrayBuffer()))).toBe(sha256(body));
   });
@@ -175,7 +150,7 @@ describe('a PATCH whose body is gone before its bytes are written', () => {
   it('PATCHes reset 0-2 ms after a few bytes, forty times: HEAD answers at once, and the upload finishes with the right bytes', async () => {
     const { user, dev, bucket, endpoint } = await setUp();
     const body = randomBytes(200_000);
-    const url = await create(endpoint, user, body.length, 'reset.bin');
+    const url = await createUpload(endpoint, user, body.length, 'reset.bin');
     await receivedElsewhere(url.split('/').pop()!, body.subarray(0, 50_000));
     const target = new URL(url);
     for (let i = 0; i < 40; i++) {
@@ -195,7 +170,7 @@ describe('a PATCH whose body is gone before its bytes are written', () => {
     }
     const { status, offset } = await head(url, user);
     expect(status).toBe(200);
-    expect((await patch(url, user, offset, body.subarray(offset))).status).toBe(204);
+    expect((await patchUpload(url, user, offset, body.subarray(offset))).status).toBe(204);
     const file = await dev(`/${bucket.id}/files/reset.bin`);
     expect(sha256(Buffer.from(await file.arrayBuffer()))).toBe(sha256(body));
   }, 60_000);
@@ -216,7 +191,7 @@ describe('ending an upload while a PATCH is still writing it', () => {
     it(`${door}: the cancel answers, the PATCH is ended at once, and no staged byte is left or held`, async () => {
       const { user, endpoint } = await setUp();
       const body = randomBytes(2_000_000);
-      const url = await create(endpoint, user, body.length, 'cancelled.bin');
+      const url = await createUpload(endpoint, user, body.length, 'cancelled.bin');
       const id = url.split('/').pop()!;
       const writing = slowPatch(url, user, 0, body);
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -234,7 +209,7 @@ describe('ending an upload while a PATCH is still writing it', () => {
 
   it('a PATCH whose upload ended under it (its lease ran out) leaves none of its bytes staged', async () => {
     const { user, bucket, endpoint } = await setUp();
-    const url = await create(endpoint, user, 100_000, 'orphan.bin');
+    const url = await createUpload(endpoint, user, 100_000, 'orphan.bin');
     const id = url.split('/').pop()!;
     const owner = (await findUserByEmail(storage().db, user.email))!;
     const bucketRow = (await findOwnLiveBucket(storage().db, owner.id, bucket.id))!;
@@ -249,7 +224,7 @@ describe('ending an upload while a PATCH is still writing it', () => {
 describe('a request whose client went away while it waited for the upload', () => {
   it('stops waiting at once instead of for 30 s', async () => {
     const { user, endpoint } = await setUp();
-    const id = (await create(endpoint, user, 1000, 'waited.bin')).split('/').pop()!;
+    const id = (await createUpload(endpoint, user, 1000, 'waited.bin')).split('/').pop()!;
     // A holder that does not let go (a PATCH's store write that takes long).
     const release = await storage().resumableWriters.hold(id, () => {});
     try {

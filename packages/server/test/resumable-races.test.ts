@@ -5,7 +5,7 @@
  * survives each, the upload finishes from the offset HEAD reports, the file
  * is exactly one request's bytes and its owner is charged exactly its size.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import path from 'node:path';
@@ -13,12 +13,12 @@ import * as tus from 'tus-js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendKind } from './helpers/backends.js';
 import { blake3Hex } from './helpers/blake3.js';
-import { devApi, json, signUp, type TestUser } from './helpers/client.js';
+import { json, type devApi, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { createUpload, patchUpload, sha256, TUS, tusBucket } from './helpers/tus.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-const TUS = { 'tus-resumable': '1.0.0' };
 
 let server: TestServer;
 
@@ -28,37 +28,13 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-
-async function setUp() {
-  const user = await signUp(server.url);
-  const dev = devApi(server.url, user);
-  const created = await dev('', { method: 'POST', body: JSON.stringify({ name: `race-${randomBytes(4).toString('hex')}` }) });
-  const bucket = (await json(created)).data as { id: number };
-  return { user, dev, bucket, endpoint: `${server.url}/api/v1/buckets/${bucket.id}/uploads` };
-}
-
-async function create(endpoint: string, user: TestUser, length: number, filename: string): Promise<string> {
-  const created = await fetch(endpoint, {
-    method: 'POST',
-    headers: { ...TUS, 'x-api-key': user.apiKey, 'upload-length': String(length), 'upload-metadata': `filename ${Buffer.from(filename).toString('base64')}` },
-  });
-  expect(created.status).toBe(201);
-  return new URL(created.headers.get('location')!, endpoint).href;
-}
+const setUp = () => tusBucket(server, 'race');
 
 async function offsetOf(url: string, user: TestUser): Promise<number> {
   const response = await fetch(url, { method: 'HEAD', headers: { ...TUS, 'x-api-key': user.apiKey } });
   expect(response.status).toBe(200);
   return Number(response.headers.get('upload-offset'));
 }
-
-const patch = (url: string, user: TestUser, offset: number, body: Uint8Array) =>
-  fetch(url, {
-    method: 'PATCH',
-    headers: { ...TUS, 'x-api-key': user.apiKey, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
-    body,
-  });
 
 /** A PATCH on a raw socket: its head, `send` bytes of a body declared `declared` long, the socket destroyed `cutAfterMs` later. */
 function cutPatch(url: string, user: TestUser, offset: number, body: Buffer, declared: number, cutAfterMs: number): Promise<void> {
@@ -138,7 +114,7 @@ describe('one writer per resumable upload', () => {
   it('PATCHes cut 0-3 ms after 0-128 KiB, thirty times: the server lives, HEAD gives an offset to resume from, the file is whole', async () => {
     const { user, dev, bucket, endpoint } = await setUp();
     const body = randomBytes(1_000_000);
-    const url = await create(endpoint, user, body.length, 'cut.bin');
+    const url = await createUpload(endpoint, user, body.length, 'cut.bin');
     for (let round = 0; round < 30; round++) {
       const offset = await offsetOf(url, user);
       // Never the last byte: the upload stays open for the resume below.
@@ -147,7 +123,7 @@ describe('one writer per resumable upload', () => {
     }
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     const offset = await offsetOf(url, user);
-    const last = await patch(url, user, offset, body.subarray(offset));
+    const last = await patchUpload(url, user, offset, body.subarray(offset));
     expect(last.status).toBe(204);
     expect(last.headers.get('upload-offset')).toBe(String(body.length));
     expect(sha256(await download(dev, bucket.id, 'cut.bin'))).toBe(sha256(body));
@@ -158,10 +134,10 @@ describe('one writer per resumable upload', () => {
     const { user, dev, bucket, endpoint } = await setUp();
     const body = randomBytes(1_000_000);
     const before = embedded ? await bytesOnDisk() : 0;
-    const url = await create(endpoint, user, body.length, 'ten.bin');
+    const url = await createUpload(endpoint, user, body.length, 'ten.bin');
     const answers = await Promise.all(
       Array.from({ length: 10 }, () =>
-        patch(url, user, 0, body).then(
+        patchUpload(url, user, 0, body).then(
           (r) => r.status,
           () => 'cut' as const,
         ),
@@ -171,7 +147,7 @@ describe('one writer per resumable upload', () => {
     expect(answers.every((status) => status === 204 || status === 409 || status === 'cut')).toBe(true);
     if (!answers.includes(204)) {
       const offset = await offsetOf(url, user);
-      expect((await patch(url, user, offset, body.subarray(offset))).status).toBe(204);
+      expect((await patchUpload(url, user, offset, body.subarray(offset))).status).toBe(204);
     }
     expect(sha256(await download(dev, bucket.id, 'ten.bin'))).toBe(sha256(body));
     expect(await usedBytes(user)).toBe(body.length);
@@ -183,7 +159,7 @@ describe('one writer per resumable upload', () => {
     const first = randomBytes(1_000_000);
     const second = randomBytes(1_000_000);
     const before = embedded ? await bytesOnDisk() : 0;
-    const url = await create(endpoint, user, first.length, 'two.bin');
+    const url = await createUpload(endpoint, user, first.length, 'two.bin');
     // The first sends half its bytes, then waits: the second comes in meanwhile.
     const slow = new ReadableStream<Uint8Array>({
       async start(controller) {
@@ -209,7 +185,7 @@ describe('one writer per resumable upload', () => {
       () => 'cut' as const,
     );
     await new Promise((resolve) => setTimeout(resolve, 150));
-    const secondAnswer = await patch(url, user, 0, second).then(
+    const secondAnswer = await patchUpload(url, user, 0, second).then(
       (r) => r.status,
       () => 'cut' as const,
     );
@@ -219,7 +195,7 @@ describe('one writer per resumable upload', () => {
     if (finished.status === 200) {
       // Unfinished: what is kept is the first's (the second came after it began).
       const offset = Number(finished.headers.get('upload-offset'));
-      expect((await patch(url, user, offset, first.subarray(offset))).status).toBe(204);
+      expect((await patchUpload(url, user, offset, first.subarray(offset))).status).toBe(204);
     }
     const stored = await download(dev, bucket.id, 'two.bin');
     expect([sha256(first), sha256(second)]).toContain(sha256(stored));
@@ -232,7 +208,7 @@ describe('one writer per resumable upload', () => {
       const { user, dev, bucket, endpoint } = await setUp();
       const body = randomBytes(900_000);
       const name = `resumed-${attempt}.bin`;
-      const url = await create(endpoint, user, body.length, name);
+      const url = await createUpload(endpoint, user, body.length, name);
       // The cut request had sent far more than one of the resumed pieces.
       await cutPatch(url, user, 0, body.subarray(0, 600_000), body.length, 0);
       await new Promise<void>((resolve, reject) => {
@@ -254,7 +230,7 @@ describe('one writer per resumable upload', () => {
   it('a PATCH gone quiet is ended by the HEAD of a client resuming: HEAD reports the bytes it kept, and the upload finishes from there', async () => {
     const { user, dev, bucket, endpoint } = await setUp();
     const body = randomBytes(1_000_000);
-    const url = await create(endpoint, user, body.length, 'quiet.bin');
+    const url = await createUpload(endpoint, user, body.length, 'quiet.bin');
     const quiet = quietPatch(url, user, 0, body.subarray(0, 400_000), body.length);
     await new Promise((resolve) => setTimeout(resolve, 300));
     try {
@@ -263,7 +239,7 @@ describe('one writer per resumable upload', () => {
     } finally {
       quiet.close();
     }
-    expect((await patch(url, user, 400_000, body.subarray(400_000))).status).toBe(204);
+    expect((await patchUpload(url, user, 400_000, body.subarray(400_000))).status).toBe(204);
     expect(sha256(await download(dev, bucket.id, 'quiet.bin'))).toBe(sha256(body));
     expect(await usedBytes(user)).toBe(body.length);
   });
@@ -272,7 +248,7 @@ describe('one writer per resumable upload', () => {
     const { user, endpoint } = await setUp();
     const body = randomBytes(1_000_000);
     const before = embedded ? await bytesOnDisk() : 0;
-    const url = await create(endpoint, user, body.length, 'ended.bin');
+    const url = await createUpload(endpoint, user, body.length, 'ended.bin');
     const quiet = quietPatch(url, user, 0, body.subarray(0, 400_000), body.length);
     await new Promise((resolve) => setTimeout(resolve, 300));
     try {
@@ -284,8 +260,8 @@ describe('one writer per resumable upload', () => {
     expect((await fetch(url, { method: 'HEAD', headers: { ...TUS, 'x-api-key': user.apiKey } })).status).toBe(404);
     expect(await usedBytes(user)).toBe(0);
     // The whole cap is free again: a file of its size fits.
-    const again = await create(endpoint, user, body.length, 'again.bin');
-    expect((await patch(again, user, 0, body)).status).toBe(204);
+    const again = await createUpload(endpoint, user, body.length, 'again.bin');
+    expect((await patchUpload(again, user, 0, body)).status).toBe(204);
     if (embedded) expect((await bytesOnDisk()) - before).toBe(body.length);
   });
 });
