@@ -4,7 +4,8 @@
  * of the client's bytes to the server, then destroys both sides, as a client
  * whose network drops mid-request does.
  */
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
+import { openSockets } from './tcp-proxy.js';
 
 export interface CuttingProxy {
   url: string;
@@ -17,12 +18,7 @@ export interface CuttingProxy {
 
 export async function cuttingProxy(target: { host: string; port: number }): Promise<CuttingProxy> {
   const cuts: number[] = [];
-  const sockets = new Set<Socket>();
-  const track = (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
-  };
+  const { sockets, track } = openSockets();
   const server: Server = createServer((client) => {
     track(client);
     const upstream = connect(target);

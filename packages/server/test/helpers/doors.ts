@@ -9,7 +9,7 @@ import {
   CopyObjectCommand,
   CreateMultipartUploadCommand,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
   UploadPartCommand,
   UploadPartCopyCommand,
@@ -18,6 +18,7 @@ import {
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { Agent as HttpAgent } from 'node:http';
 import type { TestUser } from './client.js';
+import { sdkClient } from './s3-client.js';
 
 /** What a user saw, as one word: stored, or the rule that refused it (or the connection was cut). */
 export type Outcome = 'stored' | 'cap' | 'too-large' | 'type' | 'forbidden' | 'rate' | 'cut' | 'other';
@@ -131,19 +132,12 @@ async function guarded(run: () => Promise<Answer>): Promise<Answer> {
 // ---------------------------------------------------------------------------
 // Requests.
 
-const fresh = { keepAlive: false };
-
 /** An S3 client without kept connections: each request has its own, so a cut ends that one alone. */
 export function s3ClientOf(endpoint: string, user: Pick<TestUser, 'accessKeyId' | 'secretAccessKey'>): S3Client {
-  return new S3Client({
-    endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
-    maxAttempts: 1,
+  return sdkClient(endpoint, user, {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { httpAgent: new HttpAgent(fresh) },
+    requestHandler: { httpAgent: new HttpAgent({ keepAlive: false }) },
   });
 }
 

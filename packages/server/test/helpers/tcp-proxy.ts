@@ -12,13 +12,19 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function tcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/** The proxies' open sockets: each one tracked until it closes, an error closing it. */
+export function openSockets(): { sockets: Set<Socket>; track: (socket: Socket) => void } {
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
   };
+  return { sockets, track };
+}
+
+export async function tcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const { sockets, track } = openSockets();
   const server: Server = createServer((client) => {
     track(client);
     const upstream = connect(target);
