@@ -159,5 +159,33 @@ export default defineConfig(
     },
   },
 
+  // The doors are siblings: the Pail API (api/), the S3 API (s3/) and tus (tus/) never import each other; what they
+  // share (request context, authentication, bodies in and out, client errors, hooks, rate limits) is http/, below
+  // all three, which imports none of them. app.ts and storage-apis.ts put the doors together.
+  ...[
+    ['api', ['s3', 'tus']],
+    ['s3', ['api', 'tus']],
+    ['tus', ['api', 's3']],
+    ['http', ['api', 's3', 'tus']],
+  ].map(([door, others]) => ({
+    files: [`packages/server/src/${door}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: others.map((other) => `**/${other}/**`),
+              message:
+                door === 'http'
+                  ? 'http/ is what the doors share: it imports none of them.'
+                  : `${door}/ is a door: it imports no other door, only what they share (http/) and below.`,
+            },
+          ],
+        },
+      ],
+    },
+  })),
+
   prettier,
 );

@@ -1,6 +1,6 @@
 /**
  * What the storage rules need from the outside world, built once at start-up
- * (http/ports.ts) and passed down. Each function takes the subset it uses.
+ * (services.ts) and passed down. Each function takes the subset it uses.
  */
 import type { BlobStore } from '../blob/blob-store.js';
 import type { Caches } from '../cache/caches.js';

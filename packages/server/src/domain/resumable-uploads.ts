@@ -1,6 +1,6 @@
 /**
  * Resumable uploads (decisions.md, "Resumable uploads"; the tus protocol is
- * the HTTP layer's, http/resumable/): an upload is created with its length,
+ * the tus door's, tus/): an upload is created with its length,
  * which is held against the owner's cap from then on; its bytes arrive in any
  * number of requests, one at a time (resumable-writers.ts), each written to
  * the blob store's staging area at its offset and flushed before its new

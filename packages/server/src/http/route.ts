@@ -4,6 +4,7 @@
  * handler typed by those schemas.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type {
   FastifyBaseLogger,
   FastifyContextConfig,
@@ -33,6 +34,9 @@ export type Handler<S extends FastifySchema> = RouteHandlerMethod<
 /** The two storage APIs: the Developer API (API keys) and the Client API (sessions). */
 export type Api = 'developer' | 'client';
 export const API_TAGS: Record<Api, string> = { developer: 'Developer API', client: 'Client API' };
+
+/** `:id`: the bucket of a route under `…/buckets/:id`. */
+export const BucketParams = Type.Object({ id: Type.String() });
 
 /** The routes of one API, from a table that writes out both APIs' routes side by side. */
 export const forApi = (api: Api, routes: Record<Api, readonly string[]>): readonly string[] => routes[api];

@@ -6,17 +6,16 @@
 import { Data, ListFilesQuery, ListFilesResponseSchema, MessageSchema, SignedUrlBody, SignedUrlSchema, UploadResultSchema } from '@pail/shared';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { getOwnBucket, ownBucketForUpload, parseBucketId } from '../../domain/buckets.js';
-import { baseName, deleteObject, findReadable, listObjects, parseFilename } from '../../domain/objects.js';
-import { signFileUrl } from '../../domain/signed-urls.js';
-import { uploadObject } from '../../domain/uploads.js';
-import { errors } from '../../domain/errors.js';
-import { limitsOf, signedIn } from '../auth.js';
-import type { AppContext } from '../context.js';
-import { sendObject } from '../downloads.js';
-import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../route.js';
-import { contentTypeFor, declaredLength, partContentType, withMultipartFile } from '../uploads.js';
-import { BucketParams } from './buckets.js';
+import { getOwnBucket, ownBucketForUpload, parseBucketId } from '../domain/buckets.js';
+import { baseName, deleteObject, findReadable, listObjects, parseFilename } from '../domain/objects.js';
+import { signFileUrl } from '../domain/signed-urls.js';
+import { uploadObject } from '../domain/uploads.js';
+import { errors } from '../domain/errors.js';
+import { limitsOf, signedIn } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { sendObject } from '../http/downloads.js';
+import { addRoute, API_TAGS, BucketParams, forApi, type Api, type Scope } from '../http/route.js';
+import { contentTypeFor, declaredLength, partContentType, withMultipartFile } from '../http/uploads.js';
 
 const FileParams = Type.Object({ id: Type.String(), '*': Type.String({ description: 'The filename; a / in it as / or %2F' }) });
 

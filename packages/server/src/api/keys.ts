@@ -1,11 +1,11 @@
 /** API keys, managed from the dashboard's SDK page with a session. */
 import { ApiKeySchema, CreateKeyBody, CreatedApiKeySchema, Data, MessageSchema } from '@pail/shared';
 import { Type } from '@sinclair/typebox';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
-import { errors } from '../../domain/errors.js';
-import { sessionAuth, signedIn } from '../auth.js';
-import type { AppContext } from '../context.js';
-import { addRoute, type Scope } from '../route.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../domain/api-keys.js';
+import { errors } from '../domain/errors.js';
+import { sessionAuth, signedIn } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { addRoute, type Scope } from '../http/route.js';
 
 const tag = 'API keys';
 

@@ -6,14 +6,14 @@
  */
 import { Data, UploadResultSchema } from '@pail/shared';
 import { Type } from '@sinclair/typebox';
-import { findReadable, parseFilename } from '../../domain/objects.js';
-import { bucketOfSignedUpload, readableBySignedUrl, signedUploadType } from '../../domain/signed-urls.js';
-import { uploadObject } from '../../domain/uploads.js';
-import { limitsOf, storageUrlAuth } from '../auth.js';
-import type { AppContext } from '../context.js';
-import { sendObject } from '../downloads.js';
-import { addRoute, type Scope } from '../route.js';
-import { contentTypeFor, declaredLength } from '../uploads.js';
+import { findReadable, parseFilename } from '../domain/objects.js';
+import { bucketOfSignedUpload, readableBySignedUrl, signedUploadType } from '../domain/signed-urls.js';
+import { uploadObject } from '../domain/uploads.js';
+import { limitsOf, storageUrlAuth } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { sendObject } from '../http/downloads.js';
+import { addRoute, type Scope } from '../http/route.js';
+import { contentTypeFor, declaredLength } from '../http/uploads.js';
 
 const StorageParams = Type.Object({ bucket: Type.String(), '*': Type.String({ description: 'The filename; a / in it as / or %2F' }) });
 

@@ -1,14 +1,11 @@
-/** Buckets, on both storage APIs: the same handlers, each API with its own paths and auth (apis.ts). */
+/** Buckets, on both storage APIs: the same handlers, each API with its own paths and auth (storage-apis.ts). */
 import { CreateBucketBody, Data, ListBucketsResponseSchema, MessageSchema, StorageBucketSchema, UpdateBucketBody, VisibilityBody } from '@pail/shared';
-import { Type } from '@sinclair/typebox';
-import { deleteBucket } from '../../domain/bucket-deletion.js';
-import { bucketView, createBucket, getOwnBucket, listBuckets, setVisibility, updateBucketLimits } from '../../domain/buckets.js';
-import { mayUseBucket } from '../../domain/key-limits.js';
-import { limitsOf, signedIn } from '../auth.js';
-import type { AppContext } from '../context.js';
-import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../route.js';
-
-export const BucketParams = Type.Object({ id: Type.String() });
+import { deleteBucket } from '../domain/bucket-deletion.js';
+import { bucketView, createBucket, getOwnBucket, listBuckets, setVisibility, updateBucketLimits } from '../domain/buckets.js';
+import { mayUseBucket } from '../domain/key-limits.js';
+import { limitsOf, signedIn } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { addRoute, API_TAGS, BucketParams, forApi, type Api, type Scope } from '../http/route.js';
 
 export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): void {
   const { db, storage } = ctx;

@@ -7,10 +7,10 @@
  * the rules are the domain's either way.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AccountRow, BucketIdentity } from '../../db/schema.js';
-import { errors } from '../../domain/errors.js';
-import type { StoragePorts } from '../../domain/ports.js';
-import { receiveResumableBytes, RESUMABLE_IDLE_SECONDS } from '../../domain/resumable-uploads.js';
+import type { AccountRow, BucketIdentity } from '../db/schema.js';
+import { errors } from '../domain/errors.js';
+import type { StoragePorts } from '../domain/ports.js';
+import { receiveResumableBytes, RESUMABLE_IDLE_SECONDS } from '../domain/resumable-uploads.js';
 
 const TUS_VERSION = '1.0.0';
 const OFFSET_CONTENT_TYPE = 'application/offset+octet-stream';

@@ -2,8 +2,8 @@
  * Resumable uploads over tus 1.0 (core, creation, creation-with-upload,
  * termination, expiration) at `…/buckets/:id/uploads`, on both storage APIs:
  * Pail authenticates the request and finds the bucket, then @tus/server speaks
- * the protocol over Pail's uploads (resumable/tus-store.ts), but for PATCH,
- * the data path, which Pail answers itself (resumable/patch.ts). The file's name
+ * the protocol over Pail's uploads (tus-store.ts), but for PATCH,
+ * the data path, which Pail answers itself (patch.ts). The file's name
  * and type come in Upload-Metadata: `filename` (or `name`) and `contentType`
  * (or `filetype`, `type`), as tus-js-client and Uppy send them.
  */
@@ -11,17 +11,16 @@ import { Server } from '@tus/server';
 import type { Upload } from '@tus/utils';
 import { Type } from '@sinclair/typebox';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { ownBucketForUpload } from '../../domain/buckets.js';
-import { errors } from '../../domain/errors.js';
-import { parseFilename } from '../../domain/objects.js';
-import { createResumableUpload, newResumableId } from '../../domain/resumable-uploads.js';
-import { signedIn } from '../auth.js';
-import type { AppContext } from '../context.js';
-import { patchResumableUpload } from '../resumable/patch.js';
-import { PailTusLocker, PailTusStore, tusError, tusRequests } from '../resumable/tus-store.js';
-import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../route.js';
-import { contentTypeFor } from '../uploads.js';
-import { BucketParams } from './buckets.js';
+import { ownBucketForUpload } from '../domain/buckets.js';
+import { errors } from '../domain/errors.js';
+import { parseFilename } from '../domain/objects.js';
+import { createResumableUpload, newResumableId } from '../domain/resumable-uploads.js';
+import { signedIn } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { patchResumableUpload } from './patch.js';
+import { PailTusLocker, PailTusStore, tusError, tusRequests } from './tus-store.js';
+import { addRoute, API_TAGS, BucketParams, forApi, type Api, type Scope } from '../http/route.js';
+import { contentTypeFor } from '../http/uploads.js';
 
 /** Upload-Metadata is kept and shown back on HEAD: a few names and types, never a document. */
 const MAX_METADATA_BYTES = 4096;

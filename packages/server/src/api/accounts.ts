@@ -1,14 +1,14 @@
 /** Accounts for the dashboard: signup, login, logout, me (decisions.md). */
 import { AuthResultSchema, CredentialsBody, Data, MessageSchema, UserSchema } from '@pail/shared';
 import type { FastifyReply } from 'fastify';
-import type { AccountRow } from '../../db/schema.js';
-import { errors } from '../../domain/errors.js';
-import { dummyPasswordHash, verifyPassword } from '../../domain/passwords.js';
-import { createSession, revokeSession, SESSION_TTL_SECONDS } from '../../domain/sessions.js';
-import { createUser, findUser, parseCredentials, userWithHoldings } from '../../domain/users.js';
-import { SESSION_COOKIE, sessionAuth, signedIn } from '../auth.js';
-import type { AppContext } from '../context.js';
-import { addRoute, type Scope } from '../route.js';
+import type { AccountRow } from '../db/schema.js';
+import { errors } from '../domain/errors.js';
+import { dummyPasswordHash, verifyPassword } from '../domain/passwords.js';
+import { createSession, revokeSession, SESSION_TTL_SECONDS } from '../domain/sessions.js';
+import { createUser, findUser, parseCredentials, userWithHoldings } from '../domain/users.js';
+import { SESSION_COOKIE, sessionAuth, signedIn } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { addRoute, type Scope } from '../http/route.js';
 
 const tag = 'Accounts';
 const AuthResponse = Data(AuthResultSchema);

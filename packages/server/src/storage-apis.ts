@@ -3,13 +3,13 @@
  * scope that authenticates API keys (Developer API) and once in a scope that
  * authenticates sessions (Client API).
  */
-import { apiKeyAuth, sessionAuth } from '../auth.js';
-import type { AppContext } from '../context.js';
-import type { Api, Scope } from '../route.js';
-import { registerBucketRoutes } from './buckets.js';
-import { registerFileRoutes } from './files.js';
-import { registerResumableUploadRoutes } from './resumable-uploads.js';
-import { registerUnfinishedUploadRoutes } from './unfinished-uploads.js';
+import { apiKeyAuth, sessionAuth } from './http/auth.js';
+import type { AppContext } from './http/context.js';
+import type { Api, Scope } from './http/route.js';
+import { registerBucketRoutes } from './api/buckets.js';
+import { registerFileRoutes } from './api/files.js';
+import { registerResumableUploadRoutes } from './tus/routes.js';
+import { registerUnfinishedUploadRoutes } from './api/unfinished-uploads.js';
 
 export async function registerStorageApis(app: Scope, ctx: AppContext): Promise<void> {
   const auth: Record<Api, ReturnType<typeof apiKeyAuth>> = { developer: apiKeyAuth(ctx), client: sessionAuth(ctx) };

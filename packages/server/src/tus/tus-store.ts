@@ -10,18 +10,18 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Readable } from 'node:stream';
 import { DataStore, ERRORS, Upload, type Lock, type Locker } from '@tus/utils';
 import type { UploadResult } from '@pail/shared';
-import type { AccountRow, BucketIdentity } from '../../db/schema.js';
-import { AppError } from '../../domain/errors.js';
-import type { StoragePorts } from '../../domain/ports.js';
-import type { Release, ResumableWriters } from '../../domain/resumable-writers.js';
+import type { AccountRow, BucketIdentity } from '../db/schema.js';
+import { AppError } from '../domain/errors.js';
+import type { StoragePorts } from '../domain/ports.js';
+import type { Release, ResumableWriters } from '../domain/resumable-writers.js';
 import {
   appendToResumableUpload,
   endHeldResumableUpload,
   expireResumableUploads,
   findOwnResumableUpload,
   RESUMABLE_IDLE_SECONDS,
-} from '../../domain/resumable-uploads.js';
-import type { ResumableUploadRow } from '../../db/repositories/resumable-uploads.js';
+} from '../domain/resumable-uploads.js';
+import type { ResumableUploadRow } from '../db/repositories/resumable-uploads.js';
 
 export interface TusRequestContext {
   owner: AccountRow;

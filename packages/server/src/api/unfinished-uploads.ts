@@ -7,10 +7,10 @@
  */
 import { Data, ListUnfinishedUploadsResponseSchema, UNFINISHED_UPLOAD_KINDS, UnfinishedUploadSchema } from '@pail/shared';
 import { Type } from '@sinclair/typebox';
-import { cancelUnfinishedUpload, listUnfinishedUploads } from '../../domain/unfinished-uploads.js';
-import { limitsOf, signedIn } from '../auth.js';
-import type { AppContext } from '../context.js';
-import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../route.js';
+import { cancelUnfinishedUpload, listUnfinishedUploads } from '../domain/unfinished-uploads.js';
+import { limitsOf, signedIn } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../http/route.js';
 
 // Query values are strings (the server coerces none).
 const ListQuery = Type.Object({

@@ -1,8 +1,8 @@
 /** Liveness and readiness probes. */
 import { sql } from 'kysely';
-import { errors } from '../../domain/errors.js';
-import type { AppContext } from '../context.js';
-import { addRoute, type Scope } from '../route.js';
+import { errors } from '../domain/errors.js';
+import type { AppContext } from '../http/context.js';
+import { addRoute, type Scope } from '../http/route.js';
 
 const tag = 'Operations';
 
