@@ -7,39 +7,25 @@
 export { Pail } from './client.js';
 export type {
   ApiKey,
-  BucketId,
-  BucketLimits,
   BucketObject,
-  ByteRange,
-  CallOptions,
-  CreateBucketOptions,
   CreatedApiKey,
-  CreateKeyOptions,
-  DownloadOptions,
   ErrorCode,
-  FileMetadata,
-  FilePage,
-  FileSort,
-  IterateFilesOptions,
-  ListFilesOptions,
-  ListUnfinishedUploadsOptions,
-  PailOptions,
   Permission,
-  ResumableBody,
-  ResumableUploadOptions,
-  ResumableUploadResult,
-  RetryOptions,
-  SortOrder,
   SignedUrl,
-  SignedUrlOptions,
   StorageBucket,
   UnfinishedUpload,
   UnfinishedUploadKind,
-  UnfinishedUploads,
-  UploadOptions,
   UploadResult,
-  Visibility,
-} from './client.js';
+} from './types.js';
+export type { BucketId, CallOptions } from './call-options.js';
+export type { PailOptions, RetryOptions } from './client-options.js';
+export type { BucketLimits, CreateBucketOptions, Visibility } from './bucket-options.js';
+export type { FilePage, FileSort, IterateFilesOptions, ListFilesOptions, SortOrder } from './file-listing.js';
+export type { ListUnfinishedUploadsOptions, UnfinishedUploads, UploadOptions } from './uploads.js';
+export type { ByteRange, DownloadOptions, FileMetadata } from './downloads.js';
+export type { SignedUrlOptions } from './signed-urls.js';
+export type { CreateKeyOptions } from './keys.js';
+export type { ResumableBody, ResumableUploadOptions, ResumableUploadResult } from './resumable.js';
 export {
   ApiKeyNotFoundError,
   BucketNameTakenError,
