@@ -15,7 +15,6 @@
  * such as s3rver), the unfinished parts stay invisible and a bucket lifecycle
  * rule (AbortIncompleteMultipartUpload) is what reclaims them.
  */
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
   CreateBucketCommand,
@@ -24,15 +23,18 @@ import {
   HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
-  S3Client,
   type BucketLocationConstraint,
   type GetObjectCommandOutput,
+  type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { PartsStaging, type BlobStaging } from './staging.js';
 import { BlobNotFoundError, BlobTooLargeError, type BlobStore, type ByteRange, type PutOptions, type PutResult } from './blob-store.js';
 import { createContentHasher } from './content-hash.js';
+import { createS3Client } from './s3-client.js';
+import { errorName, httpStatus, isMissingKey } from './s3-errors.js';
 import { assertSafeKey } from './safe-key.js';
+import { askedRange } from './served-range.js';
 
 export interface S3StoreConfig {
   /** e.g. `http://127.0.0.1:9000`; unset means AWS itself. */
@@ -87,21 +89,7 @@ export class S3BlobStore implements BlobStore {
     if (this.partSize < 5 * MiB) throw new Error('S3 part size must be at least 5 MiB');
     if (!Number.isInteger(this.queueSize) || this.queueSize < 1) throw new Error('S3 queue size must be at least 1');
 
-    this.client = new S3Client({
-      endpoint: config.endpoint || undefined,
-      region: config.region,
-      forcePathStyle: config.forcePathStyle,
-      credentials: config.accessKeyId && config.secretAccessKey ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } : undefined,
-      // Recent SDKs add CRC32 checksum headers (and aws-chunked trailers for
-      // streams) to every request by default; many S3-compatible servers
-      // (s3rver, older MinIO, Ceph) reject or mis-store those. We hash the
-      // content ourselves, so send checksums only where the API demands them.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      // An endpoint that is down fails within seconds; a request whose socket stays silent for 30 s is given up.
-      requestHandler: { connectionTimeout: 3_000, requestTimeout: 30_000 },
-    });
-    addDeleteObjectsContentMd5(this.client);
+    this.client = createS3Client(config);
   }
 
   /**
@@ -196,18 +184,7 @@ export class S3BlobStore implements BlobStore {
       throw new Error('S3 GetObject returned a body that is not a Node stream');
     }
     if (!range) return stream;
-    // HTTP lets a server ignore Range (200 with everything), and some S3
-    // look-alikes answer a range other than the one asked for (s3rver 3 serves
-    // the whole object for `bytes=0-0`). Cut the bytes out ourselves then.
-    const served = parseContentRange(output.ContentRange);
-    const servedStart = served?.start ?? 0;
-    const servedEnd = served?.end ?? (output.ContentLength !== undefined ? servedStart + output.ContentLength - 1 : Number.POSITIVE_INFINITY);
-    if (servedStart === range.start && servedEnd <= range.end) return stream;
-    if (servedStart > range.start) {
-      stream.destroy();
-      throw new Error(`S3 answered range ${output.ContentRange ?? '?'} for bytes=${range.start}-${range.end}`);
-    }
-    return sliceStream(stream, range.start - servedStart, range.end - range.start + 1);
+    return askedRange(stream, { contentRange: output.ContentRange, contentLength: output.ContentLength }, range);
   }
 
   async read(key: string): Promise<Buffer> {
@@ -330,80 +307,4 @@ function assertRange(range: ByteRange): void {
   if (!Number.isSafeInteger(range.start) || !Number.isSafeInteger(range.end) || range.start < 0 || range.end < range.start) {
     throw new RangeError(`Invalid byte range ${range.start}-${range.end}`);
   }
-}
-
-function parseContentRange(header: string | undefined): { start: number; end: number } | undefined {
-  const match = header ? /^bytes (\d+)-(\d+)\//.exec(header) : null;
-  if (!match?.[1] || !match[2]) return undefined;
-  return { start: Number(match[1]), end: Number(match[2]) };
-}
-
-/** `length` bytes of `source` after skipping `skip`; stops reading (and destroys `source`) once done. */
-function sliceStream(source: Readable, skip: number, length: number): Readable {
-  async function* slice(): AsyncGenerator<Buffer> {
-    let toSkip = skip;
-    let remaining = length;
-    try {
-      for await (const chunk of source as AsyncIterable<Buffer>) {
-        let bytes = chunk;
-        if (toSkip > 0) {
-          if (bytes.length <= toSkip) {
-            toSkip -= bytes.length;
-            continue;
-          }
-          bytes = bytes.subarray(toSkip);
-          toSkip = 0;
-        }
-        if (bytes.length >= remaining) {
-          yield bytes.subarray(0, remaining);
-          return;
-        }
-        remaining -= bytes.length;
-        yield bytes;
-      }
-    } finally {
-      source.destroy();
-    }
-  }
-  return Readable.from(slice(), { objectMode: false });
-}
-
-function errorName(error: unknown): string | undefined {
-  return error instanceof Error ? error.name : undefined;
-}
-
-function httpStatus(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-}
-
-/** The key (not the bucket) does not exist. */
-function isMissingKey(error: unknown): boolean {
-  const name = errorName(error);
-  if (name === 'NoSuchKey') return true;
-  return httpStatus(error) === 404 && name !== 'NoSuchBucket';
-}
-
-/**
- * S3's DeleteObjects documentation requires Content-MD5 (or a checksum header).
- * SDK versions since early 2025 send only x-amz-checksum-crc32, which AWS
- * accepts but several S3-compatible servers (older MinIO, Ceph RGW, …) refuse
- * with "Missing required header for this request: Content-Md5". Add it back
- * for DeleteObjects only, at the build step so the header is signed. s3rver
- * ignores it either way.
- */
-function addDeleteObjectsContentMd5(client: S3Client): void {
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const request = args.request as { headers?: Record<string, string>; body?: unknown } | undefined;
-      if (context.commandName === 'DeleteObjectsCommand' && request?.headers) {
-        const body = request.body;
-        if (typeof body === 'string' || body instanceof Uint8Array) {
-          request.headers['content-md5'] = createHash('md5').update(body).digest('base64');
-        }
-      }
-      return next(args);
-    },
-    { step: 'build', name: 'pailDeleteObjectsContentMd5', override: true },
-  );
 }
