@@ -1,6 +1,6 @@
 /**
  * The refusals of S3 multipart uploads. They are S3's own notions, so they
- * are a class of their own that the S3 door answers (s3/multipart-handlers.ts);
+ * are a class of their own that the S3 door answers (s3/multipart-support.ts);
  * uploads.ts raises NoSuchUpload too, when a completion's commit finds the
  * upload already ended.
  */

@@ -4,7 +4,8 @@
  * catch-all route takes every request; addressing.ts reads the bucket and
  * key (path or virtual-hosted style), operations.ts decides what it is,
  * auth.ts who signed it (an unsigned request may only read a public
- * object), handlers.ts does it. Bodies are left unread for the handlers
+ * object), and handler-table.ts names the handler that does it (one file
+ * per operation in handlers/). Bodies are left unread for the handlers
  * (uploads stream straight to the domain).
  */
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -24,7 +25,7 @@ import { authenticateS3 } from './auth.js';
 import { preconditionFailed } from './conditions.js';
 import { addCorsHeadersByStorageName, addCorsHeadersForOwner, preflight } from './cors-answers.js';
 import { fromAppError, S3Error, s3Errors } from './errors.js';
-import { HANDLERS } from './handlers.js';
+import { HANDLERS } from './handler-table.js';
 import { isUnsigned, readAnonymously } from './object-reads.js';
 import { isPostObject, operationOf, S3_PERMISSION, type S3Operation } from './operations.js';
 import { postObject } from './post-object.js';

@@ -62,7 +62,7 @@ export const S3_PERMISSION: Record<S3Operation, Permission> = {
   ListObjectsV2: 'read',
   ListObjectVersions: 'read',
   PutObject: 'write',
-  // And read on the source bucket, which the handler checks (copy-object.ts).
+  // And read on the source bucket, which the handler checks (handlers/copy-object.ts).
   CopyObject: 'write',
   GetObject: 'read',
   HeadObject: 'read',
@@ -72,7 +72,7 @@ export const S3_PERMISSION: Record<S3Operation, Permission> = {
   GetObjectTagging: 'read',
   CreateMultipartUpload: 'write',
   UploadPart: 'write',
-  // And read on the source bucket, which the handler checks (upload-part-copy.ts).
+  // And read on the source bucket, which the handler checks (handlers/upload-part-copy.ts).
   UploadPartCopy: 'write',
   CompleteMultipartUpload: 'write',
   AbortMultipartUpload: 'write',

@@ -32,3 +32,10 @@ export function parseXml(text: string, options: { trim?: boolean } = {}): Record
     return null;
   }
 }
+
+/** A parsed element's repeated child as a list: none, one, or many. */
+export const asList = (value: unknown): unknown[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
+/** A parsed element's child by name, or undefined when the value is not an element. */
+export const field = (value: unknown, name: string): unknown =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;

@@ -5,22 +5,22 @@
  * part's, so the cap, replacing a part and Complete's rules are the same.
  */
 import { Readable } from 'node:stream';
-import { BlobNotFoundError, type ByteRange } from '../blob/blob-store.js';
-import { getOwnBucketByName } from '../domain/buckets.js';
-import { requirePermission } from '../domain/key-limits.js';
-import { CHECKSUM_ALGORITHMS, checksumPassing } from '../domain/checksum-algorithms.js';
-import { parsePartNumber, requireUpload, storePart } from '../domain/multipart.js';
-import { objectBody } from '../domain/object-bytes.js';
-import { findReadable } from '../domain/objects.js';
-import { checkCopySourceConditions } from './conditions.js';
-import { md5Passing, parseCopySource } from './copy-object.js';
-import { s3Errors } from './errors.js';
-import { ownBucket, sendXml, type Handler } from './handler-support.js';
-import { answeringRefusals, uploadIdOf } from './multipart-handlers.js';
-import { queryValue } from './query.js';
+import { BlobNotFoundError, type ByteRange } from '../../blob/blob-store.js';
+import { getOwnBucketByName } from '../../domain/buckets.js';
+import { requirePermission } from '../../domain/key-limits.js';
+import { CHECKSUM_ALGORITHMS, checksumPassing } from '../../domain/checksum-algorithms.js';
+import { parsePartNumber, requireUpload, storePart } from '../../domain/multipart.js';
+import { objectBody } from '../../domain/object-bytes.js';
+import { findReadable } from '../../domain/objects.js';
+import { checkCopySourceConditions } from '../conditions.js';
+import { md5Passing, parseCopySource } from '../copy-source.js';
+import { s3Errors } from '../errors.js';
+import { ownBucket, sendXml, type Handler } from '../handler-support.js';
+import { answeringRefusals, uploadIdOf } from '../multipart-support.js';
+import { queryValue } from '../query.js';
 
 /** x-amz-copy-source-range: `bytes=first-last`, both inclusive and inside the source; none means the whole source. */
-export function parseCopySourceRange(raw: string | string[] | undefined, size: number): ByteRange | null {
+function parseCopySourceRange(raw: string | string[] | undefined, size: number): ByteRange | null {
   const value = Array.isArray(raw) ? raw[0] : raw;
   if (value === undefined) return null;
   const match = /^bytes=(\d+)-(\d+)$/.exec(value.trim());

@@ -1,68 +1,13 @@
 /**
- * ListParts and ListMultipartUploads: a page of an upload's kept parts, and
- * of a bucket's unfinished uploads (rolled up into common prefixes with a
- * delimiter), in S3's XML. encoding-type=url encodes keys as the object
- * listings do.
+ * ListMultipartUploads: a page of a bucket's unfinished uploads, rolled up
+ * into common prefixes with a delimiter, in S3's XML.
  */
-import { listParts, listUploads, type MultipartUploadRow } from '../db/repositories/multipart.js';
-import { CHECKSUM_ALGORITHMS } from '../domain/checksum-algorithms.js';
-import { MAX_PART_NUMBER, requireUpload } from '../domain/multipart.js';
-import type { AppContext } from '../http/context.js';
-import { s3Errors } from './errors.js';
-import { ownBucket, ownerXml, sendXml, type Handler, type S3Target } from './handler-support.js';
-import { answeringRefusals } from './multipart-handlers.js';
-import type { S3Operation } from './operations.js';
-import { queryValue, strictEncode } from './query.js';
-
-const MAX_PAGE = 1000;
-
-function pageSize(target: S3Target, name: string): number {
-  const raw = queryValue(target.query, name) ?? String(MAX_PAGE);
-  if (!/^\d{1,9}$/.test(raw)) throw s3Errors.invalidArgument(`${name} must be a whole number`);
-  // S3 answers at most 1000 a page whatever is asked for.
-  return Math.min(Number(raw), MAX_PAGE);
-}
-
-function encoderOf(target: S3Target): { encodingType?: string; encode: (text: string) => string } {
-  const encodingType = queryValue(target.query, 'encoding-type') || undefined;
-  if (encodingType === undefined) return { encode: (text) => text };
-  if (encodingType !== 'url') throw s3Errors.invalidArgument('Invalid Encoding Method specified in Request');
-  return { encodingType, encode: (text) => text.split('/').map(strictEncode).join('/') };
-}
-
-const ListParts: Handler = async (ctx, _request, reply, target) => {
-  const bucket = await ownBucket(ctx, target);
-  const upload = await requireUpload(ctx.storage, bucket, queryValue(target.query, 'uploadId') ?? '');
-  const maxParts = pageSize(target, 'max-parts');
-  const rawMarker = queryValue(target.query, 'part-number-marker') ?? '0';
-  if (!/^\d{1,5}$/.test(rawMarker)) throw s3Errors.invalidArgument('part-number-marker must be a whole number');
-  const marker = Math.min(Number(rawMarker), MAX_PART_NUMBER);
-  const rows = maxParts === 0 ? [] : await listParts(ctx.db, upload.id, marker, maxParts + 1);
-  const page = rows.slice(0, maxParts);
-  const { encodingType, encode } = encoderOf(target);
-  const algorithm = upload.checksum_algorithm === null ? undefined : CHECKSUM_ALGORITHMS[upload.checksum_algorithm];
-  return sendXml(reply, 'ListPartsResult', {
-    Bucket: target.bucket,
-    ...(encodingType ? { EncodingType: encodingType } : {}),
-    Key: encode(upload.filename),
-    UploadId: upload.id,
-    Initiator: ownerXml(target.caller),
-    Owner: ownerXml(target.caller),
-    StorageClass: 'STANDARD',
-    ...(algorithm ? { ChecksumAlgorithm: algorithm.label, ChecksumType: upload.checksum_type ?? 'COMPOSITE' } : {}),
-    PartNumberMarker: marker,
-    NextPartNumberMarker: page.at(-1)?.part_number ?? marker,
-    MaxParts: maxParts,
-    IsTruncated: rows.length > maxParts,
-    Part: page.map((part) => ({
-      PartNumber: part.part_number,
-      LastModified: part.created_at,
-      ETag: `"${part.md5}"`,
-      Size: part.size,
-      ...(algorithm && part.checksum !== null ? { [`Checksum${algorithm.label}`]: part.checksum } : {}),
-    })),
-  });
-};
+import { listUploads, type MultipartUploadRow } from '../../db/repositories/multipart.js';
+import { CHECKSUM_ALGORITHMS } from '../../domain/checksum-algorithms.js';
+import type { AppContext } from '../../http/context.js';
+import { ownBucket, ownerXml, sendXml, type Handler } from '../handler-support.js';
+import { encoderOf, pageSize } from '../multipart-support.js';
+import { queryValue } from '../query.js';
 
 /** Past every key that starts with `prefix` (U+10FFFF sorts after any character a key may hold). */
 const pastPrefix = (prefix: string) => `${prefix}\u{10FFFF}`;
@@ -111,7 +56,7 @@ async function uploadEntries(
   return entries;
 }
 
-const ListMultipartUploads: Handler = async (ctx, _request, reply, target) => {
+export const ListMultipartUploads: Handler = async (ctx, _request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
   const maxUploads = pageSize(target, 'max-uploads');
   const prefix = queryValue(target.query, 'prefix') ?? '';
@@ -153,9 +98,4 @@ const ListMultipartUploads: Handler = async (ctx, _request, reply, target) => {
     ),
     CommonPrefixes: page.flatMap((entry) => ('commonPrefix' in entry ? [{ Prefix: encode(entry.commonPrefix) }] : [])),
   });
-};
-
-export const MULTIPART_LIST_HANDLERS: Pick<Record<S3Operation, Handler>, 'ListParts' | 'ListMultipartUploads'> = {
-  ListParts: answeringRefusals(ListParts),
-  ListMultipartUploads,
 };

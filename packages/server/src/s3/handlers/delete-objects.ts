@@ -5,18 +5,16 @@
  * deleted, as S3 does. The body is read as XML whatever its Content-Type
  * (botocore sends none).
  */
-import { AppError } from '../domain/errors.js';
-import { deleteObject } from '../domain/objects.js';
-import { fromAppError, s3Errors } from './errors.js';
-import { ownBucket, sendXml, type Handler } from './handler-support.js';
-import { xmlBody, type XmlBodyLimits } from './payload.js';
-import { parseXml, type XmlElement } from './xml.js';
+import { AppError } from '../../domain/errors.js';
+import { deleteObject } from '../../domain/objects.js';
+import { fromAppError, s3Errors } from '../errors.js';
+import { ownBucket, sendXml, type Handler } from '../handler-support.js';
+import { xmlBody, type XmlBodyLimits } from '../payload.js';
+import { field, parseXml, type XmlElement } from '../xml.js';
 
 const MAX_KEYS = 1000;
 /** 1000 keys of up to 1024 bytes (some escaped), each Object of at most 6 elements (Key, VersionId, ETag, LastModifiedTime, Size). */
 const DELETE_BODY: XmlBodyLimits = { maxBytes: MAX_KEYS * 2048 + 1024, maxTags: MAX_KEYS * 12 + 64 };
-
-const field = (value: unknown, name: string): unknown => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined);
 
 /** The keys (and any version ids) asked for, and whether the answer is to be quiet. */
 function parseDelete(body: string): { quiet: boolean; objects: { key: string; versionId: string | undefined }[] } {

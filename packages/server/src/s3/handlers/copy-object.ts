@@ -5,64 +5,22 @@
  * the counts and the commit are the usual ones, and deleting either object
  * later leaves the other whole.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createHash } from 'node:crypto';
-import { BlobNotFoundError } from '../blob/blob-store.js';
-import { sourceThrough } from '../blob/joined-streams.js';
-import { Readable, Transform } from 'node:stream';
-import { getOwnBucketByName } from '../domain/buckets.js';
-import { isComposite } from '../domain/checksum-algorithms.js';
-import { requirePermission } from '../domain/key-limits.js';
-import { objectBody } from '../domain/object-bytes.js';
-import { findReadable, parseFilename } from '../domain/objects.js';
-import { checkWriteCondition, uploadObject } from '../domain/uploads.js';
-import type { AppContext } from '../http/context.js';
-import { contentTypeFor } from '../http/uploads.js';
-import { CHECKSUM_ALGORITHMS } from './checksums.js';
-import { checkCopySourceConditions, writeConditionOf } from './conditions.js';
-import { S3Error, s3Errors } from './errors.js';
-import { ownBucketForNewObject, sendXml, type S3Target } from './handler-support.js';
-import { metadataHeaders, metadataOf } from './metadata.js';
+import { BlobNotFoundError } from '../../blob/blob-store.js';
+import { getOwnBucketByName } from '../../domain/buckets.js';
+import { isComposite } from '../../domain/checksum-algorithms.js';
+import { requirePermission } from '../../domain/key-limits.js';
+import { objectBody } from '../../domain/object-bytes.js';
+import { findReadable, parseFilename } from '../../domain/objects.js';
+import { checkWriteCondition, uploadObject } from '../../domain/uploads.js';
+import { contentTypeFor } from '../../http/uploads.js';
+import { CHECKSUM_ALGORITHMS } from '../checksums.js';
+import { checkCopySourceConditions, writeConditionOf } from '../conditions.js';
+import { S3Error, s3Errors } from '../errors.js';
+import { ownBucketForNewObject, sendXml, type Handler } from '../handler-support.js';
+import { md5Passing, parseCopySource } from '../copy-source.js';
+import { metadataHeaders, metadataOf } from '../metadata.js';
 
-/**
- * x-amz-copy-source: `[/]bucket/key[?versionId=null]`, the key URL-encoded.
- * Buckets here are unversioned, so the only version there is is `null`.
- */
-export function parseCopySource(raw: string | string[] | undefined): { bucket: string; key: string } {
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  const invalid = () => s3Errors.invalidArgument('x-amz-copy-source must be /bucket/key, URL-encoded');
-  if (value === undefined) throw invalid();
-  const [path = '', query] = value.split('?', 2);
-  if (query !== undefined && query !== '' && query !== 'versionId=null') {
-    throw s3Errors.invalidArgument('Invalid version id specified: buckets here are unversioned; only versionId=null exists');
-  }
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(path.startsWith('/') ? path.slice(1) : path);
-  } catch {
-    throw invalid();
-  }
-  const slash = decoded.indexOf('/');
-  if (slash <= 0 || slash === decoded.length - 1) throw invalid();
-  return { bucket: decoded.slice(0, slash), key: decoded.slice(slash + 1) };
-}
-
-/** The bytes as they pass to the upload, with their MD5 taken on the way (the copy's S3 ETag). */
-export function md5Passing(body: Buffer | Readable): { stream: Readable; md5Hex: () => string } {
-  const md5 = createHash('md5');
-  let hex: string | undefined;
-  const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
-  const tap = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      md5.update(chunk);
-      done(null, chunk);
-    },
-  });
-  // An upload refused before it read every byte (over the cap) must not leave the store's stream open.
-  return { stream: sourceThrough(source, tap), md5Hex: () => (hex ??= md5.digest('hex')) };
-}
-
-export async function CopyObject(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, target: S3Target): Promise<FastifyReply> {
+export const CopyObject: Handler = async (ctx, request, reply, target) => {
   const { caller } = target;
   // Write on the target is the operation's own permission (operations.ts); reading the source needs read too.
   requirePermission(caller.owner.limits, 'read');
@@ -115,4 +73,4 @@ export async function CopyObject(ctx: AppContext, request: FastifyRequest, reply
     Object.entries(checksums ?? {}).map(([algorithm, value]) => [`Checksum${CHECKSUM_ALGORITHMS[algorithm]?.label ?? algorithm}`, value]),
   );
   return sendXml(reply, 'CopyObjectResult', { ETag: `"${body.md5Hex()}"`, LastModified: new Date().toISOString(), ...checksumElements });
-}
+};

@@ -1,0 +1,41 @@
+/**
+ * PutObject: the body streams to the domain's uploadObject as a Pail API
+ * upload's does, decoded (aws-chunked) and checked (MD5, checksums) on the
+ * way by payload.ts; the answer carries S3's ETag (the MD5) and checksums.
+ */
+import { parseFilename } from '../../domain/objects.js';
+import { checkWriteCondition, uploadObject } from '../../domain/uploads.js';
+import { contentTypeFor, declaredLength } from '../../http/uploads.js';
+import { writeConditionOf } from '../conditions.js';
+import { s3Errors } from '../errors.js';
+import { ownBucketForNewObject, type Handler } from '../handler-support.js';
+import { metadataOf } from '../metadata.js';
+import { checksumHeaders } from '../object-reads.js';
+import { bodyStream } from '../payload.js';
+
+export const PutObject: Handler = async (ctx, request, reply, target) => {
+  const bucket = await ownBucketForNewObject(ctx, target, request);
+  const filename = parseFilename(target.key);
+  // Before the body is touched: a refused body left unread is drained by Node, so the client still hears the 412.
+  const condition = writeConditionOf(request.headers);
+  if (condition) await checkWriteCondition(ctx.storage, bucket.id, filename, condition);
+  // An aws-chunked body declares its decoded length (x-amz-decoded-content-length); Content-Length counts its framing.
+  const body = bodyStream(request, target.caller.claimed.payloadHash, target.caller, { md5: true });
+  const declaredSize = body.declaredSize ?? declaredLength(request);
+  if (declaredSize === undefined) throw s3Errors.missingContentLength();
+  const result = await uploadObject(ctx.storage, {
+    owner: target.caller.owner.user,
+    bucket: { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name },
+    filename,
+    body: body.stream,
+    contentType: contentTypeFor(filename, request.headers['content-type']),
+    declaredSize,
+    rawRequestBody: body.raw,
+    metadata: metadataOf(request.headers),
+    etag: body.md5Hex,
+    ...(body.checksums ? { checksums: body.checksums } : {}),
+    ...(condition ? { condition } : {}),
+  });
+  const checksums = checksumHeaders(body.checksums?.());
+  return reply.code(200).header('etag', `"${body.md5Hex!()}"`).headers(checksums).header('x-pail-size', String(result.size)).send();
+};
