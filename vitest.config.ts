@@ -28,6 +28,7 @@ const NOT_BACKEND_SPECIFIC = [
   'packages/server/test/sqlite-writes.test.ts',
   'packages/server/test/holding-writes.test.ts',
   'packages/server/test/cut-uploads.test.ts',
+  'packages/server/test/s3-operation-of.test.ts',
 ];
 /** Only meaningful on shared backends. */
 const SCALED_ONLY = [
