@@ -7,7 +7,7 @@ export { listUsers } from './db/repositories/users.js';
 export { openCommandServices, s3CredentialSealer, type CommandServices } from './services.js';
 export { createUser, findUser, setPlan, userView, userWithHoldings, planOf } from './domain/users.js';
 export { cancelUnfinishedUpload, listUnfinishedUploads } from './domain/unfinished-uploads.js';
-export { NO_LIMITS } from './domain/key-limits.js';
+export { operatorFor } from './domain/principal.js';
 export { createApiKey, listApiKeys, revokeApiKey } from './domain/api-keys.js';
 export { AppError } from './domain/errors.js';
 export { collectGarbage } from './domain/garbage-collection.js';

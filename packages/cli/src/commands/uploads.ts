@@ -28,10 +28,10 @@ export function registerUploadCommands(program: Command): void {
     .option('--json', 'print JSON (the same objects as GET /api/uploads)')
     .addHelpText('after', '\nExamples:\n  $ pail uploads list alice@example.com\n  $ pail uploads list alice@example.com --bucket 3 --json')
     .action(async (email: string, options: { bucket?: number; json?: boolean }) => {
-      const { listUnfinishedUploads, NO_LIMITS } = await server();
+      const { listUnfinishedUploads, operatorFor } = await server();
       const { user, list } = await withDatabase(async ({ db }) => {
         const owner = await requireUser(db, email);
-        return { user: owner, list: await listUnfinishedUploads(db, owner, NO_LIMITS, options.bucket) };
+        return { user: owner, list: await listUnfinishedUploads(db, operatorFor(owner), options.bucket) };
       });
       if (options.json) return printJson(list.uploads);
       if (list.uploads.length === 0) return print(`${user.email} has no unfinished uploads.`);
@@ -59,10 +59,10 @@ export function registerUploadCommands(program: Command): void {
     .argument('<upload-id>', 'the upload\'s id (see "pail uploads list")')
     .addHelpText('after', '\nExample:\n  $ pail uploads cancel alice@example.com resumable 5f0c…')
     .action(async (email: string, kind: UnfinishedUploadKind, uploadId: string) => {
-      const { cancelUnfinishedUpload, NO_LIMITS } = await server();
+      const { cancelUnfinishedUpload, operatorFor } = await server();
       const { user, cancelled } = await withDatabase(async (ctx) => {
         const owner = await requireUser(ctx.db, email);
-        return { user: owner, cancelled: await cancelUnfinishedUpload(await ctx.openStorage(), owner, NO_LIMITS, kind, uploadId) };
+        return { user: owner, cancelled: await cancelUnfinishedUpload(await ctx.openStorage(), operatorFor(owner), kind, uploadId) };
       });
       print(
         `Cancelled ${kind} upload ${uploadId} of ${user.email} (${cancelled.filename} in ${cancelled.bucket_name}): ${formatBytes(cancelled.held_bytes)} no longer held.`,

@@ -2,8 +2,8 @@
 import { CreateBucketBody, Data, ListBucketsResponseSchema, MessageSchema, StorageBucketSchema, UpdateBucketBody, VisibilityBody } from '@pail/shared';
 import { deleteBucket } from '../domain/bucket-deletion.js';
 import { bucketView, createBucket, getOwnBucket, listBuckets, setVisibility, updateBucketLimits } from '../domain/buckets.js';
-import { mayUseBucket } from '../domain/key-limits.js';
-import { limitsOf, signedIn } from '../http/auth.js';
+import { allows } from '../domain/authorize.js';
+import { signedIn } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { addRoute, API_TAGS, BucketParams, forApi, type Api, type Scope } from '../http/route.js';
 
@@ -20,8 +20,8 @@ export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): v
     tag,
     schema: { response: { 200: ListBucketsResponseSchema } },
     handler: async (request) => {
-      const limits = limitsOf(request.principal);
-      const buckets = (await listBuckets(db, signedIn(request).id)).filter((bucket) => mayUseBucket(limits, bucket.id));
+      const { principal } = request;
+      const buckets = (await listBuckets(db, signedIn(request).id)).filter((bucket) => allows(principal, 'listBuckets', { id: bucket.id }));
       return { data: buckets, buckets };
     },
   });

@@ -11,7 +11,7 @@ import { baseName, deleteObject, findReadable, listObjects, parseFilename } from
 import { signFileUrl } from '../domain/signed-urls.js';
 import { uploadObject } from '../domain/uploads.js';
 import { errors } from '../domain/errors.js';
-import { limitsOf, signedIn } from '../http/auth.js';
+import { signedIn } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { sendObject } from '../http/downloads.js';
 import { addRoute, API_TAGS, BucketParams, forApi, type Api, type Scope } from '../http/route.js';
@@ -88,13 +88,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
     schema: { params: FileParams },
     config: { anonymousRead: true },
     handler: async (request, reply) => {
-      const found = await findReadable(
-        storage,
-        { id: parseBucketId(request.params.id) },
-        parseFilename(request.params['*']),
-        request.principal.user?.id ?? null,
-        limitsOf(request.principal),
-      );
+      const found = await findReadable(storage, { id: parseBucketId(request.params.id) }, parseFilename(request.params['*']), request.principal);
       return sendObject(storage, request, reply, found);
     },
   });
@@ -132,17 +126,9 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
     handler: async (request, reply) => {
       const name = nameBeforeSuffix(request, 'signed-url');
       if (name === null) throw errors.notFound();
-      const { principal } = request;
-      const signer =
-        principal.via === 'api-key'
-          ? `k${principal.keyId}`
-          : principal.via === 'anonymous' || principal.via === 'signed-url'
-            ? null
-            : `s${principal.sessionId}`;
-      if (signer === null) throw errors.unauthorized();
       const signed = await signFileUrl(
         { db, signer: ctx.urlSigner, baseUrl: `${ctx.config.publicUrl}/storage` },
-        { user: signedIn(request), limits: limitsOf(principal), signer },
+        request.principal,
         request.params.id,
         parseFilename(name),
         request.body ?? {},

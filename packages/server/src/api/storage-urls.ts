@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { findReadable, parseFilename } from '../domain/objects.js';
 import { bucketOfSignedUpload, readableBySignedUrl, signedUploadType } from '../domain/signed-urls.js';
 import { uploadObject } from '../domain/uploads.js';
-import { limitsOf, storageUrlAuth } from '../http/auth.js';
+import { storageUrlAuth } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { sendObject } from '../http/downloads.js';
 import { addRoute, type Scope } from '../http/route.js';
@@ -31,8 +31,8 @@ export function registerStorageUrlRoutes(app: Scope, ctx: AppContext): void {
         const { principal } = request;
         const found =
           principal.via === 'signed-url'
-            ? await readableBySignedUrl(ctx.storage, principal, principal.grant)
-            : await findReadable(ctx.storage, { storageName: request.params.bucket }, filename, principal.user?.id ?? null, limitsOf(principal));
+            ? await readableBySignedUrl(ctx.storage, principal)
+            : await findReadable(ctx.storage, { storageName: request.params.bucket }, filename, principal);
         return sendObject(ctx.storage, request, reply, found);
       },
     });
@@ -51,7 +51,7 @@ export function registerStorageUrlRoutes(app: Scope, ctx: AppContext): void {
           // storageUrlAuth lets a PUT through only with a signed url.
           if (principal.via !== 'signed-url') throw new Error('storageUrlAuth let an unsigned upload through');
           const filename = parseFilename(principal.grant.filename);
-          const bucket = await bucketOfSignedUpload(ctx.db, principal, principal.grant);
+          const bucket = await bucketOfSignedUpload(ctx.db, principal);
           const header = request.headers['content-type'];
           const result = await uploadObject(ctx.storage, {
             owner: principal.user,

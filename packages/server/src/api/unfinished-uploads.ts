@@ -3,12 +3,12 @@
  * one list across the caller's buckets, as the storage cap is the owner's
  * across buckets, and a cancel by kind and id. The upload's id is
  * `:upload`, not `:id`, which names a bucket on every other route (auth.ts
- * checks a key's bucket limits against it).
+ * asks authorize() about that bucket).
  */
 import { Data, ListUnfinishedUploadsResponseSchema, UNFINISHED_UPLOAD_KINDS, UnfinishedUploadSchema } from '@pail/shared';
 import { Type } from '@sinclair/typebox';
 import { cancelUnfinishedUpload, listUnfinishedUploads } from '../domain/unfinished-uploads.js';
-import { limitsOf, signedIn } from '../http/auth.js';
+import { accountOf } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../http/route.js';
 
@@ -31,7 +31,7 @@ export function registerUnfinishedUploadRoutes(scope: Scope, ctx: AppContext, ap
     tag,
     schema: { querystring: ListQuery, response: { 200: ListUnfinishedUploadsResponseSchema } },
     handler: async (request) => {
-      const { uploads, heldBytes } = await listUnfinishedUploads(ctx.db, signedIn(request), limitsOf(request.principal), bucketOf(request.query));
+      const { uploads, heldBytes } = await listUnfinishedUploads(ctx.db, accountOf(request), bucketOf(request.query));
       return { data: uploads, held_bytes: heldBytes };
     },
   });
@@ -42,7 +42,7 @@ export function registerUnfinishedUploadRoutes(scope: Scope, ctx: AppContext, ap
     tag,
     schema: { params: CancelParams, response: { 200: Data(UnfinishedUploadSchema) } },
     handler: async (request) => ({
-      data: await cancelUnfinishedUpload(ctx.storage, signedIn(request), limitsOf(request.principal), request.params.kind, request.params.upload),
+      data: await cancelUnfinishedUpload(ctx.storage, accountOf(request), request.params.kind, request.params.upload),
     }),
   });
 }

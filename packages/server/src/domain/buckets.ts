@@ -21,7 +21,8 @@ import type { BucketIdentity, BucketRow } from '../db/schema.js';
 import { parseLimits } from './bucket-rules.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
-import { mayUseBucket, NO_LIMITS, type KeyLimits } from './key-limits.js';
+import { authorize, type Action } from './authorize.js';
+import type { AccountPrincipal } from './principal.js';
 
 export type { BucketIdentity };
 
@@ -107,14 +108,15 @@ export async function getOwnBucket(db: Db, ownerId: number, rawId: string): Prom
 }
 
 /**
- * The caller's live bucket by name (or storage name), as the S3 API names
- * buckets; BucketNotFound for other owners' buckets, and for buckets the
- * key's limits leave out.
+ * The principal's live bucket by name (or storage name), as the S3 API names
+ * buckets, for an action on it; BucketNotFound for other owners' buckets,
+ * and for buckets the key's limits leave out (authorize.ts).
  */
-export async function getOwnBucketByName(db: Db, ownerId: number, name: string, limits: KeyLimits = NO_LIMITS): Promise<BucketRow> {
-  const row = name === '' ? undefined : await findOwnLiveBucketByName(db, ownerId, name);
-  if (!row || !mayUseBucket(limits, row.id)) throw errors.bucketNotFound();
-  return row;
+export async function getOwnBucketByName(db: Db, principal: AccountPrincipal, name: string, action: Action): Promise<BucketRow> {
+  const row = name === '' ? undefined : await findOwnLiveBucketByName(db, principal.user.id, name);
+  authorize(principal, action, row ?? null);
+  // authorize() refused a bucket that is not there.
+  return row!;
 }
 
 /**

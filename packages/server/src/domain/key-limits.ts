@@ -1,7 +1,8 @@
 /**
  * Keys with limits (decisions.md): which buckets a key may use, which
- * permissions it has, until when. A session, and a key without limits, may
- * do everything its owner may.
+ * permissions it has, until when, parsed when the key is made. A session,
+ * and a key without limits, may do everything its owner may; what a key may
+ * do is decided in authorize.ts.
  */
 import { PERMISSIONS, type Permission } from '@pail/shared';
 import type { KeyLimits } from '../db/repositories/api-keys.js';
@@ -11,26 +12,7 @@ export type { KeyLimits };
 
 export const NO_LIMITS: KeyLimits = { buckets: null, permissions: PERMISSIONS, expiresAt: null };
 
-export const isUnlimited = (limits: KeyLimits): boolean => limits.buckets === null && limits.permissions.length === PERMISSIONS.length;
-
 export const hasExpired = (limits: KeyLimits, nowIso: string): boolean => limits.expiresAt !== null && limits.expiresAt <= nowIso;
-
-export function requirePermission(limits: KeyLimits, permission: Permission): void {
-  if (!limits.permissions.includes(permission)) throw errors.forbidden(`This API key does not allow ${permission}`);
-}
-
-/** Whether the key may use this bucket; a bucket it may not use is, for it, a bucket that does not exist. */
-export const mayUseBucket = (limits: KeyLimits, bucketId: number): boolean => limits.buckets === null || limits.buckets.includes(bucketId);
-
-export function requireBucket(limits: KeyLimits, bucketId: number): void {
-  if (!mayUseBucket(limits, bucketId)) throw errors.bucketNotFound();
-}
-
-/** A key limited to some buckets cannot make one: the new bucket would lie outside its own limits. */
-export function requireMayCreateBuckets(limits: KeyLimits): void {
-  requirePermission(limits, 'manage');
-  if (limits.buckets !== null) throw errors.forbidden('This API key is limited to some buckets, so it cannot create buckets');
-}
 
 export interface KeyLimitsInput {
   buckets?: number[] | null;

@@ -4,9 +4,10 @@ import { WriteRefused } from '../db/object-writes/object-writes.js';
 import { findBucketAndObject, listObjectRows, type BucketRef, type ReadableObject } from '../db/repositories/objects.js';
 import type { BucketRow, ObjectRow } from '../db/schema.js';
 import { errors } from './errors.js';
-import { mayUseBucket, NO_LIMITS, type KeyLimits } from './key-limits.js';
+import { authorize } from './authorize.js';
 import { retireVersions } from './object-bytes.js';
 import type { StoragePorts } from './ports.js';
+import type { Principal } from './principal.js';
 import { listSorted, parseSortAndSearch } from './sorted-listing.js';
 
 export type { ReadableObject };
@@ -186,17 +187,15 @@ function cacheKeyOf(bucketRef: BucketRef, filename: string): string {
 }
 
 /**
- * A file the caller may read: in its own bucket, or in any public bucket.
- * Other owners' private buckets are "Bucket not found", as if absent (and 401
- * for a caller with no credentials at all). One query, or none when cached:
- * this is the hottest path of the service.
+ * A file the principal may read: in its own bucket, or in any public bucket
+ * (authorize.ts says which, and what a refusal looks like). One query, or
+ * none when cached: this is the hottest path of the service.
  */
 export async function findReadable(
   ports: Pick<StoragePorts, 'db' | 'caches'>,
   bucketRef: BucketRef,
   filename: string,
-  callerId: number | null,
-  limits: KeyLimits = NO_LIMITS,
+  principal: Principal,
 ): Promise<ReadableObject> {
   const cache = ports.caches.objects;
   const cacheKey = cacheKeyOf(bucketRef, filename);
@@ -208,11 +207,8 @@ export async function findReadable(
     const byStorageName = 'ownerName' in bucketRef && found?.bucket.storage_name === bucketRef.ownerName.name;
     if (found?.object && !byStorageName) cache?.set(cacheKey, found as ReadableObject, mark);
   }
-  // A key limited to some buckets reads no other, not even a public one: for it, the others do not exist.
-  if (!found || (found.bucket.public !== 1 && found.bucket.owner_id !== callerId) || !mayUseBucket(limits, found.bucket.id)) {
-    // Without credentials the answer is "show a key" whether the bucket is private or absent, which leaks nothing.
-    throw callerId === null ? errors.unauthorized() : errors.bucketNotFound();
-  }
-  if (found.object === null) throw errors.fileNotFound();
+  authorize(principal, 'readObject', found?.bucket ?? null);
+  // authorize() refused a bucket that is not there.
+  if (found!.object === null) throw errors.fileNotFound();
   return found as ReadableObject;
 }

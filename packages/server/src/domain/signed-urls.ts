@@ -6,7 +6,7 @@
  * do what the url grants, so revoking the key or ending the session ends
  * its urls at once.
  */
-import type { Permission, SignedUrl } from '@pail/shared';
+import type { SignedUrl } from '@pail/shared';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/database.js';
@@ -14,30 +14,20 @@ import { findOwnLiveBucketByStorageName } from '../db/repositories/buckets.js';
 import { findSessionAccount } from '../db/repositories/sessions.js';
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import type { ApiKeyAuthenticator } from './api-keys.js';
+import { allows, authorize, GRANTED_ACTION } from './authorize.js';
 import { nowIso } from './clock.js';
 import { AppError, errors } from './errors.js';
 import { findObjectRow } from '../db/repositories/objects.js';
 import { getOwnBucket } from './buckets.js';
-import { mayUseBucket, NO_LIMITS, requirePermission, type KeyLimits } from './key-limits.js';
+import { NO_LIMITS, type KeyLimits } from './key-limits.js';
 import { filenamePath, findReadable, type ReadableObject } from './objects.js';
 import type { StoragePorts } from './ports.js';
+import { signedUrlPrincipal, urlSignerOf, type Grant, type Principal, type SignedMethod, type SignedUrlPrincipal } from './principal.js';
+
+export type { Grant, SignedMethod };
 
 export const MAX_SIGNED_URL_SECONDS = 7 * 24 * 3600;
 export const DEFAULT_SIGNED_URL_SECONDS = 3600;
-
-export type SignedMethod = 'GET' | 'PUT';
-
-export interface Grant {
-  method: SignedMethod;
-  storageName: string;
-  filename: string;
-  /** Unix seconds. */
-  expires: number;
-  /** `k<key id>` or `s<session id>`. */
-  signer: string;
-  maxBytes?: number;
-  contentType?: string;
-}
 
 /** The query parameters a signed url carries. */
 export const SIGNED_PARAMS = {
@@ -94,9 +84,9 @@ function signedText(grant: Grant): string {
   return [grant.method, grant.storageName, grant.filename, grant.expires, grant.signer, grant.maxBytes ?? '', grant.contentType ?? ''].join('\n');
 }
 
-export interface SignedCaller {
+/** A signed url's signer as it is now: its owner, and what it may do (a key's limits, or none for a session). */
+interface Signer {
   user: AccountRow;
-  /** What the signer may do now: a key's limits, or none for a session. */
   limits: KeyLimits;
 }
 
@@ -107,15 +97,16 @@ export interface SignerPorts {
 }
 
 /**
- * The caller a signed url stands for, or 403: expired, altered, or ended
- * (its key revoked or expired, its session ended).
+ * The principal a signed url's use is: its signer as it is now, and the
+ * grant; or 403: expired, altered, or ended (its key revoked or expired, its
+ * session ended).
  */
-export function callerOfSignedUrl(
+export function principalOfSignedUrl(
   ports: SignerPorts,
   urlKey: string,
   claimed: () => { grant: Grant; signature: string },
   nowSeconds: number,
-): SignedUse | Promise<SignedUse> {
+): Principal | Promise<Principal> {
   const grant = ports.signer.verifiedGrant(urlKey, claimed);
   if (!grant) throw errors.signedUrlRefused('is not valid: it was altered, or not made by this service');
   if (grant.expires <= nowSeconds) throw errors.signedUrlRefused('has expired');
@@ -123,20 +114,17 @@ export function callerOfSignedUrl(
   if (grant.signer.startsWith('k')) {
     const owner = ports.apiKeys.cachedById(Number(grant.signer.slice(1)));
     if (owner === null) throw signerEnded();
-    if (owner) return { user: owner.user, limits: owner.limits, grant };
+    if (owner) return signedUrlPrincipal(owner, grant);
   }
-  return signerOf(ports, grant.signer).then((caller) => {
-    if (!caller) throw signerEnded();
-    return { user: caller.user, limits: caller.limits, grant };
+  return signerOf(ports, grant.signer).then((signer) => {
+    if (!signer) throw signerEnded();
+    return signedUrlPrincipal(signer, grant);
   });
 }
 
-/** What a signed url's use stands for: its signer as it is now, and the grant. */
-export type SignedUse = SignedCaller & { grant: Grant };
-
 const signerEnded = () => errors.signedUrlRefused('has ended: the key or session that made it was revoked or has expired');
 
-async function signerOf(ports: SignerPorts, signer: string): Promise<SignedCaller | null> {
+async function signerOf(ports: SignerPorts, signer: string): Promise<Signer | null> {
   if (signer.startsWith('k')) {
     const owner = await ports.apiKeys.byId(Number(signer.slice(1)));
     return owner && { user: owner.user, limits: owner.limits };
@@ -147,24 +135,22 @@ async function signerOf(ports: SignerPorts, signer: string): Promise<SignedCalle
   return { user, limits: NO_LIMITS };
 }
 
-/** The permission a url of this method grants, and needs of its signer. */
-export const permissionFor = (method: SignedMethod): Permission => (method === 'GET' ? 'read' : 'write');
-
 const bucketGone = () => errors.signedUrlRefused('has ended: its bucket was deleted');
 
 /** The file a GET url names; its bucket deleted (or out of its key's reach) ends the url. */
-export async function readableBySignedUrl(ports: Pick<StoragePorts, 'db' | 'caches'>, caller: SignedCaller, grant: Grant): Promise<ReadableObject> {
+export async function readableBySignedUrl(ports: Pick<StoragePorts, 'db' | 'caches'>, principal: SignedUrlPrincipal): Promise<ReadableObject> {
+  const { grant } = principal;
   try {
-    return await findReadable(ports, { storageName: grant.storageName }, grant.filename, caller.user.id, caller.limits);
+    return await findReadable(ports, { storageName: grant.storageName }, grant.filename, principal);
   } catch (error) {
     throw error instanceof AppError && error.code === 'BucketNotFound' ? bucketGone() : error;
   }
 }
 
 /** The bucket a PUT url uploads into, while it lives and its signer may use it. */
-export async function bucketOfSignedUpload(db: Db, caller: SignedCaller, grant: Grant): Promise<BucketIdentity> {
-  const row = await findOwnLiveBucketByStorageName(db, caller.user.id, grant.storageName);
-  if (!row || !mayUseBucket(caller.limits, row.id)) throw bucketGone();
+export async function bucketOfSignedUpload(db: Db, principal: SignedUrlPrincipal): Promise<BucketIdentity> {
+  const row = await findOwnLiveBucketByStorageName(db, principal.user.id, principal.grant.storageName);
+  if (!row || !allows(principal, 'writeObject', row)) throw bucketGone();
   return { id: row.id, owner_id: row.owner_id, storage_name: row.storage_name };
 }
 
@@ -189,26 +175,29 @@ export interface SignInput {
 }
 
 /**
- * A signed url for one file of the caller's bucket. The signer needs the
- * permission the url grants (the route checked `manage`); a GET url is made
- * only for a file that exists.
+ * A signed url for one file of the principal's bucket. Making it is the
+ * signUrl action (the route asked it), and its signer needs the action the
+ * url grants; a GET url is made only for a file that exists.
  */
 export async function signFileUrl(
   ports: { db: Db; signer: UrlSigner; baseUrl: string },
-  caller: SignedCaller & { signer: string },
+  principal: Principal,
   rawBucketId: string,
   filename: string,
   input: SignInput,
 ): Promise<SignedUrl> {
   const method = input.method ?? 'GET';
-  requirePermission(caller.limits, permissionFor(method));
+  authorize(principal, 'signUrl');
+  authorize(principal, GRANTED_ACTION[method]);
+  // authorize('signUrl') refused a principal that cannot sign (anonymous, a signed url).
+  const signer = urlSignerOf(principal)!;
   if (method === 'GET' && (input.content_type !== undefined || input.max_bytes !== undefined)) {
     throw errors.validation('content_type and max_bytes are for PUT urls');
   }
   if (input.content_type !== undefined && !/^[A-Za-z0-9][\w.+-]*\/[\w.+-]+$/.test(input.content_type)) {
     throw errors.validation('content_type must be a MIME type such as image/png');
   }
-  const bucket = await getOwnBucket(ports.db, caller.user.id, rawBucketId);
+  const bucket = await getOwnBucket(ports.db, principal.user!.id, rawBucketId);
   if (method === 'GET' && !(await findObjectRow(ports.db, bucket.id, filename))) throw errors.fileNotFound();
   // In whole seconds, rounded up: a url asked for N seconds works for at least N (floored, one asked for 1 could last a millisecond).
   const expires = Math.ceil(Date.now() / 1000) + (input.expires_in ?? DEFAULT_SIGNED_URL_SECONDS);
@@ -217,7 +206,7 @@ export async function signFileUrl(
     storageName: bucket.storage_name,
     filename,
     expires,
-    signer: caller.signer,
+    signer,
     maxBytes: input.max_bytes,
     contentType: input.content_type,
   };

@@ -2,9 +2,9 @@
  * Unfinished uploads, listed and cancelled by their owner (decisions.md,
  * "Plans, storage caps, rate limits"): resumable (tus) uploads in progress and
  * S3 multipart uploads, each with the bytes it holds against the cap. A key
- * limited to some buckets sees and cancels only those buckets' uploads; the
- * permissions are the ones its doors ask (operations.ts: listing reads,
- * cancelling writes, as ListMultipartUploads and AbortMultipartUpload do).
+ * limited to some buckets sees and cancels only those buckets' uploads
+ * (authorize.ts, which also names the permissions: listing reads, cancelling
+ * writes, as ListMultipartUploads and AbortMultipartUpload do).
  * Cancelling ends an upload the way its own door does: a resumable one as a
  * tus termination, a multipart one as an abort, so its bytes are deleted only
  * once its removal is durable.
@@ -12,12 +12,12 @@
 import type { UnfinishedUpload, UnfinishedUploadKind } from '@pail/shared';
 import { multipartUploadsOf, resumableUploadsOf, type UnfinishedMultipartRow, type UnfinishedResumableRow } from '../db/repositories/unfinished-uploads.js';
 import type { Db } from '../db/database.js';
-import type { AccountRow } from '../db/schema.js';
+import { allows, bucketScope } from './authorize.js';
 import { errors } from './errors.js';
-import { mayUseBucket, type KeyLimits } from './key-limits.js';
 import { abortUpload } from './multipart.js';
 import { MultipartRefused } from './multipart-refusals.js';
 import type { StoragePorts } from './ports.js';
+import type { AccountPrincipal } from './principal.js';
 import { endResumableUpload } from './resumable-uploads.js';
 
 const resumableView = (row: UnfinishedResumableRow): UnfinishedUpload => ({
@@ -52,18 +52,15 @@ const multipartView = (row: UnfinishedMultipartRow): UnfinishedUpload => ({
   updated_at: row.last_part_at ?? row.created_at,
 });
 
-/** The buckets a key may see, as the queries take them: null for every bucket. */
-const visibleBuckets = (limits: KeyLimits): readonly number[] | null => limits.buckets;
-
-/** The owner's unfinished uploads the key may see, newest first, and what they hold together. */
+/** The owner's unfinished uploads the principal may see (of one bucket, with `bucketId`), newest first, and what they hold together. */
 export async function listUnfinishedUploads(
   db: Db,
-  owner: Pick<AccountRow, 'id'>,
-  limits: KeyLimits,
+  principal: AccountPrincipal,
   bucketId?: number,
 ): Promise<{ uploads: UnfinishedUpload[]; heldBytes: number }> {
-  let buckets = visibleBuckets(limits);
-  if (bucketId !== undefined) buckets = mayUseBucket(limits, bucketId) ? [bucketId] : [];
+  const owner = principal.user;
+  let buckets = bucketScope(principal);
+  if (bucketId !== undefined) buckets = allows(principal, 'listUploads', { id: bucketId }) ? [bucketId] : [];
   const [resumable, multipart] = await Promise.all([resumableUploadsOf(db, owner.id, buckets), multipartUploadsOf(db, owner.id, buckets)]);
   const uploads = [...resumable.map(resumableView), ...multipart.map(multipartView)].sort((a, b) =>
     a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? -1 : 1,
@@ -71,15 +68,15 @@ export async function listUnfinishedUploads(
   return { uploads, heldBytes: uploads.reduce((sum, upload) => sum + upload.held_bytes, 0) };
 }
 
-/** Ends one of the owner's unfinished uploads without a file; NotFound for anyone else's, one the key may not see, or one that ended. */
+/** Ends one of the owner's unfinished uploads without a file; NotFound for anyone else's, one the principal may not see, or one that ended. */
 export async function cancelUnfinishedUpload(
   ports: StoragePorts,
-  owner: Pick<AccountRow, 'id'>,
-  limits: KeyLimits,
+  principal: AccountPrincipal,
   kind: UnfinishedUploadKind,
   id: string,
 ): Promise<UnfinishedUpload> {
-  const buckets = visibleBuckets(limits);
+  const owner = principal.user;
+  const buckets = bucketScope(principal);
   if (kind === 'resumable') {
     const [row] = await resumableUploadsOf(ports.db, owner.id, buckets, id);
     if (!row || !(await endResumableUpload(ports, row.id))) throw errors.uploadNotFound();

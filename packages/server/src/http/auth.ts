@@ -2,42 +2,38 @@
  * Authentication hooks, one per way in. Which one runs is decided by where a
  * route is registered (Developer API scope, Client API scope), never by the
  * handler. API keys open only the Developer API; sessions only the Client API.
+ * Each yields a Principal (domain/principal.ts), spends its budget and asks
+ * authorize() for the route's action before any handler runs.
  */
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountRow } from '../db/schema.js';
 import { looksLikeApiKey } from '../domain/api-keys.js';
+import { authorize } from '../domain/authorize.js';
 import { errors } from '../domain/errors.js';
-import { isUnlimited, NO_LIMITS, requireBucket, requireMayCreateBuckets, requirePermission, type KeyLimits } from '../domain/key-limits.js';
+import { ANONYMOUS, apiKeyPrincipal, sessionPrincipal, type AccountPrincipal, type Principal } from '../domain/principal.js';
 import { userForToken } from '../domain/sessions.js';
-import { callerOfSignedUrl, permissionFor, SIGNED_PARAMS, type Grant } from '../domain/signed-urls.js';
-import type { AppContext, Principal } from './context.js';
-import { OPERATION_PERMISSION } from './operations.js';
+import { principalOfSignedUrl, SIGNED_PARAMS, type Grant } from '../domain/signed-urls.js';
+import type { AppContext } from './context.js';
+import { OPERATION_ACTION } from './operations.js';
 import { budgetHeaders } from './rate-limits.js';
 
 export const SESSION_COOKIE = 'pail_session';
 
-/** The signed-in caller, or 401 (an anonymous reader on a route that needs an account). */
-export function signedIn(request: FastifyRequest): AccountRow {
-  if (request.principal.user === null) throw errors.unauthorized();
-  return request.principal.user;
+/** The signed-in principal, or 401 (an anonymous reader on a route that needs an account). */
+export function accountOf(request: FastifyRequest): AccountPrincipal {
+  const { principal } = request;
+  if (principal.user === null) throw errors.unauthorized();
+  return principal;
 }
 
-/** What the caller's credential allows: a key's or a signed url's limits; a session has none. */
-export const limitsOf = (principal: Principal): KeyLimits => (principal.via === 'api-key' || principal.via === 'signed-url' ? principal.limits : NO_LIMITS);
+/** The signed-in caller's account, or 401. */
+export const signedIn = (request: FastifyRequest): AccountRow => accountOf(request).user;
 
-/**
- * A key with limits: the permission the route's operation needs
- * (operations.ts), and the bucket in its path. Checked for every route the
- * key opens, before any handler runs.
- */
-function enforceKeyLimits(request: FastifyRequest, limits: KeyLimits): void {
-  const operation = request.routeOptions.config.operation;
-  const permission = operation === undefined ? undefined : OPERATION_PERMISSION[operation];
-  if (permission !== undefined) requirePermission(limits, permission);
-  if (operation === 'createBucket') requireMayCreateBuckets(limits);
+/** The bucket a route's path names (`…/buckets/:id…`), when it is a bucket id at all; a malformed one is refused by the handler. */
+function bucketInPath(request: FastifyRequest): { id: number } | undefined {
   const bucketId = (request.params as { id?: unknown }).id;
-  if (typeof bucketId === 'string' && /^[1-9][0-9]{0,15}$/.test(bucketId)) requireBucket(limits, Number(bucketId));
+  return typeof bucketId === 'string' && /^[1-9][0-9]{0,15}$/.test(bucketId) ? { id: Number(bucketId) } : undefined;
 }
 
 function bearer(request: FastifyRequest): string | undefined {
@@ -53,19 +49,25 @@ function bearer(request: FastifyRequest): string | undefined {
  * anonymous requests cost (429 once it is spent).
  */
 async function refuseCredential(ctx: AppContext, request: FastifyRequest): Promise<never> {
-  await ctx.rateLimits.consumeIp(request.ip);
+  await ctx.rateLimits.spendFor(ANONYMOUS, request.ip);
   throw errors.unauthorized();
 }
 
 /**
- * Every door spends a budget, the one its principal's door decides
- * (RateLimits.spendFor), with the budget in the answer's headers. A route
- * marked unmetered (a resumable upload's PATCH) spends none for a signed-in caller.
+ * Every way in ends here: the budget the principal names
+ * (RateLimits.spendFor), with the budget in the answer's headers, then the
+ * route's action (operations.ts) and the bucket in its path, which
+ * authorize() decides. A route marked unmetered (a resumable upload's PATCH)
+ * spends none for a signed-in caller.
  */
-async function spendBudget(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function admit(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { principal } = request;
-  if (principal.via !== 'anonymous' && request.routeOptions.config.unmetered) return;
-  reply.headers(budgetHeaders(await ctx.rateLimits.spendFor(principal, request.ip)));
+  if (principal.via === 'anonymous' || !request.routeOptions.config.unmetered) {
+    reply.headers(budgetHeaders(await ctx.rateLimits.spendFor(principal, request.ip)));
+  }
+  const operation = request.routeOptions.config.operation;
+  const action = operation === undefined ? undefined : OPERATION_ACTION[operation];
+  if (action !== undefined) authorize(principal, action, bucketInPath(request));
 }
 
 /** Developer API: `x-api-key` or `Authorization: Bearer <key>`, then the user's rate budget. */
@@ -75,38 +77,38 @@ export function apiKeyAuth(ctx: AppContext) {
     const key = typeof headerKey === 'string' ? headerKey : bearer(request);
     if (key === undefined) {
       if (!request.routeOptions.config.anonymousRead) return refuseCredential(ctx, request);
-      request.principal = { via: 'anonymous', user: null };
-      return spendBudget(ctx, request, reply);
+      request.principal = ANONYMOUS;
+      return admit(ctx, request, reply);
     }
     const found = key === '' ? null : await ctx.apiKeys.authenticate(key);
     if (!found) return refuseCredential(ctx, request);
-    request.principal = { via: 'api-key', user: found.user, keyId: found.keyId, limits: found.limits };
-    await spendBudget(ctx, request, reply);
-    if (!isUnlimited(found.limits)) enforceKeyLimits(request, found.limits);
+    request.principal = apiKeyPrincipal(found);
+    return admit(ctx, request, reply);
   };
 }
 
 /** Client API: the session cookie, or the session's JWT as a bearer token. */
 export function sessionAuth(ctx: AppContext) {
   return async function authenticateSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const principal = await sessionPrincipal(ctx, request);
+    const principal = await sessionOf(ctx, request);
     if (!principal) return refuseCredential(ctx, request);
     request.principal = principal;
     if (principal.via === 'session-cookie') refuseCrossSite(ctx, request);
-    await spendBudget(ctx, request, reply);
+    return admit(ctx, request, reply);
   };
 }
 
-export async function sessionPrincipal(ctx: AppContext, request: FastifyRequest) {
+/** The session a request carries (its token as a bearer token, else its cookie), or null. */
+async function sessionOf(ctx: AppContext, request: FastifyRequest): Promise<Principal | null> {
   const token = bearer(request);
   if (token !== undefined) {
     const found = token === '' ? null : await userForToken(ctx.db, ctx.tokens, token);
-    return found ? ({ via: 'session-token', ...found } as const) : null;
+    return found && sessionPrincipal('session-token', found);
   }
   const cookie = request.cookies[SESSION_COOKIE];
   if (!cookie) return null;
   const found = await userForToken(ctx.db, ctx.tokens, cookie);
-  return found ? ({ via: 'session-cookie', ...found } as const) : null;
+  return found && sessionPrincipal('session-cookie', found);
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -135,10 +137,10 @@ export function optionalAnyAuth(ctx: AppContext) {
     const headerKey = request.headers['x-api-key'];
     const token = typeof headerKey === 'string' ? headerKey : bearer(request);
     if (token !== undefined && looksLikeApiKey(token)) return byKey(request, reply);
-    const session = await sessionPrincipal(ctx, request);
+    const session = await sessionOf(ctx, request);
     if (token !== undefined && !session) return refuseCredential(ctx, request);
-    request.principal = session ?? { via: 'anonymous', user: null };
-    return spendBudget(ctx, request, reply);
+    request.principal = session ?? ANONYMOUS;
+    return admit(ctx, request, reply);
   };
 }
 
@@ -165,12 +167,9 @@ async function authenticateSignedUrl(ctx: AppContext, request: FastifyRequest, r
   const urlKey = `${request.method === 'PUT' ? 'PUT' : 'GET'} ${request.url}`;
   const claimed = () => grantOf(request, request.query as Record<string, unknown>);
   const ports = { db: ctx.db, apiKeys: ctx.apiKeys, signer: ctx.urlSigner };
-  const use = callerOfSignedUrl(ports, urlKey, claimed, Math.floor(Date.now() / 1000));
-  const caller = use instanceof Promise ? await use : use;
-  const { grant } = caller;
-  request.principal = { via: 'signed-url', user: caller.user, limits: caller.limits, grant };
-  await spendBudget(ctx, request, reply);
-  requirePermission(caller.limits, permissionFor(grant.method));
+  const use = principalOfSignedUrl(ports, urlKey, claimed, Math.floor(Date.now() / 1000));
+  request.principal = use instanceof Promise ? await use : use;
+  return admit(ctx, request, reply);
 }
 
 /** The grant a signed url's request claims, and its signature; a malformed one cannot match any signature. */

@@ -1,22 +1,15 @@
 /** What the HTTP layer hands to routes, and what it adds to Fastify's types. */
-import type { AccountRow } from '../db/schema.js';
-import type { KeyLimits } from '../domain/key-limits.js';
-import type { Grant } from '../domain/signed-urls.js';
+import type { Principal } from '../domain/principal.js';
 import type { Services } from '../services.js';
 import type { OperationName } from './operations.js';
 
 export type AppContext = Services;
 
-/** Who is calling. `via` says which credential proved it. */
-export type Principal =
-  | { via: 'api-key'; user: AccountRow; keyId: number; limits: KeyLimits }
-  | { via: 'session-cookie' | 'session-token'; user: AccountRow; sessionId: string }
-  /** A signed url: what its signer (a key or a session) granted, checked again on every use. */
-  | { via: 'signed-url'; user: AccountRow; limits: KeyLimits; grant: Grant }
-  | { via: 'anonymous'; user: null };
+export type { Principal };
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** Who is calling (domain/principal.ts), set by the auth hook of the route's scope. */
     principal: Principal;
     /** The error code the request was answered with (error-handler.ts), for metrics; null when it succeeded. */
     errorCode: string | null;

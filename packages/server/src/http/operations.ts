@@ -1,9 +1,10 @@
 /**
  * Every operation of the HTTP API, named once. A route carries its
  * operation's name in its config; the request log (and later metrics and
- * rate limits) use the name, and the OpenAPI summary comes from here.
+ * rate limits) use the name, the OpenAPI summary comes from here, and
+ * OPERATION_ACTION names what each one asks of authorize().
  */
-import type { Permission } from '@pail/shared';
+import type { Action } from '../domain/authorize.js';
 
 export const OPERATIONS = {
   healthz: 'The process is up',
@@ -39,28 +40,29 @@ export const OPERATIONS = {
 export type OperationName = keyof typeof OPERATIONS;
 
 /**
- * The permission an API key needs for each operation it can reach
- * (decisions.md, "API keys with limits"); making a signed url also needs the
- * permission of its method, checked by its handler.
+ * The action (domain/authorize.ts) each operation a principal can reach
+ * is; the auth hook asks authorize() with it, and with the bucket the path
+ * names, before the handler runs. Operations left out (accounts, keys,
+ * probes) are a session's own or nobody's.
  */
-export const OPERATION_PERMISSION: Partial<Record<OperationName, Permission>> = {
-  listBuckets: 'read',
-  getBucket: 'read',
-  listFiles: 'read',
-  readFile: 'read',
-  readByUrl: 'read',
-  uploadBySignedUrl: 'write',
-  uploadMultipart: 'write',
-  uploadRaw: 'write',
-  deleteFile: 'delete',
-  createBucket: 'manage',
-  deleteBucket: 'manage',
-  setVisibility: 'manage',
-  updateBucket: 'manage',
-  signUrl: 'manage',
-  createResumableUpload: 'write',
-  resumeUpload: 'write',
-  // As S3's ListMultipartUploads and AbortMultipartUpload (and a tus DELETE) ask.
-  listUnfinishedUploads: 'read',
-  cancelUnfinishedUpload: 'write',
+export const OPERATION_ACTION: Partial<Record<OperationName, Action>> = {
+  listBuckets: 'listBuckets',
+  getBucket: 'readBucket',
+  listFiles: 'listObjects',
+  readFile: 'readObject',
+  readByUrl: 'readObject',
+  uploadBySignedUrl: 'writeObject',
+  uploadMultipart: 'writeObject',
+  uploadRaw: 'writeObject',
+  deleteFile: 'deleteObject',
+  createBucket: 'createBucket',
+  deleteBucket: 'manageBucket',
+  setVisibility: 'manageBucket',
+  updateBucket: 'manageBucket',
+  signUrl: 'signUrl',
+  createResumableUpload: 'writeObject',
+  // HEAD, PATCH and DELETE (termination) of a resumable upload alike.
+  resumeUpload: 'writeObject',
+  listUnfinishedUploads: 'listUploads',
+  cancelUnfinishedUpload: 'cancelUpload',
 };

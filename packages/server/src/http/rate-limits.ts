@@ -21,7 +21,7 @@ import type { Config } from '../config.js';
 import type { AccountRow } from '../db/schema.js';
 import { errors } from '../domain/errors.js';
 import { planOf } from '../domain/users.js';
-import type { Principal } from './context.js';
+import type { Principal } from '../domain/principal.js';
 
 const LOGIN_WINDOW_SECONDS = 15 * 60;
 const SIGNUP_WINDOW_SECONDS = 60 * 60;
@@ -32,9 +32,6 @@ export interface Budget {
   /** Seconds until the window resets. */
   resetSeconds: number;
 }
-
-/** Who spends a request's budget: the door it came through and its user (a Principal is one). */
-export type Spender = { via: Exclude<Principal['via'], 'anonymous'>; user: Pick<AccountRow, 'id' | 'plan'> } | { via: 'anonymous'; user: null };
 
 /**
  * All of one owner's share links together may serve this many times the
@@ -88,24 +85,26 @@ export class RateLimits {
   }
 
   /**
-   * The one place that decides which budget a request spends, by the door it
-   * came through: a key its owner's plan budget, a session the Client API
-   * budget, a signed url the reader address's signed-url budget (and one of
-   * the owner's links' shared ceiling, SHARE_LINKS_PER_PLAN_RATE times the
-   * plan's rate), nothing the address's anonymous budget. Throws 429 (with
-   * the budget) when it is gone.
+   * Spends one request of the budget the principal names (domain/principal.ts):
+   * a key's or an S3 signature's its owner's plan budget, a session's the
+   * Client API budget, a share link's (a signed url, an S3 presigned url or
+   * POST policy) the reader address's signed-url budget and one of the
+   * owner's links' shared ceiling (SHARE_LINKS_PER_PLAN_RATE times the plan's
+   * rate), nobody's the address's anonymous budget, which a refused
+   * credential spends too. Throws 429 (with the budget) when it is gone.
    */
-  spendFor(spender: Spender, ip: string): Promise<Budget> {
-    switch (spender.via) {
-      case 'api-key':
-        return this.consumeUser(spender.user.id, planOf(spender.user));
-      case 'session-cookie':
-      case 'session-token':
-        return this.consumeClient(spender.user.id);
-      case 'signed-url':
-        return this.spendLink(spender.user, ip);
-      case 'anonymous':
+  spendFor(principal: Principal, ip: string): Promise<Budget> {
+    switch (principal.budget) {
+      case 'plan':
+        return this.consumeUser(principal.user.id, planOf(principal.user));
+      case 'client':
+        return this.consumeClient(principal.user.id);
+      case 'share-links':
+        return this.spendLink(principal.user, ip);
+      case 'address':
         return this.consumeIp(ip);
+      case null:
+        throw new Error('The operator spends no request budget');
     }
   }
 
@@ -120,7 +119,7 @@ export class RateLimits {
     return spend(this.perPlan[plan], `u${userId}`, this.config.plans[plan].ratePerMinute);
   }
 
-  consumeIp(ip: string): Promise<Budget> {
+  private consumeIp(ip: string): Promise<Budget> {
     return spend(this.publicIp, ip, this.config.publicRateLimit);
   }
 

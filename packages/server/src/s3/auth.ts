@@ -7,13 +7,13 @@
  * reader address's signed-url budget, as a Pail signed url does).
  */
 import type { FastifyRequest } from 'fastify';
-import type { KeyOwner } from '../domain/api-keys.js';
+import { ANONYMOUS, s3Principal, type S3Principal } from '../domain/principal.js';
 import type { AppContext } from '../http/context.js';
 import { s3Errors } from './errors.js';
 import { checkSignedHeaders, checkTime, claimedSignature, signatureMatches, type ClaimedSignature, type SignedRequest } from './sigv4.js';
 
 export interface S3Caller {
-  owner: KeyOwner;
+  principal: S3Principal;
   claimed: ClaimedSignature;
   /** The SigV4 signing key of the request's scope, for its chunk signatures too (aws-chunked.ts). */
   signingKey: Buffer;
@@ -27,15 +27,16 @@ export async function authenticateS3(ctx: AppContext, request: FastifyRequest, s
   const signingKey = owner ? ctx.s3Credentials.signingKey(claimed.accessKeyId, owner.sealedSecret, claimed.scope) : null;
   if (!owner || signingKey === null) {
     // Guessing access key ids costs what anonymous requests cost (as a wrong API key does).
-    await ctx.rateLimits.consumeIp(request.ip);
+    await ctx.rateLimits.spendFor(ANONYMOUS, request.ip);
     throw s3Errors.invalidAccessKeyId();
   }
   if (!signatureMatches(signed, claimed, signingKey)) {
-    await ctx.rateLimits.consumeIp(request.ip);
+    await ctx.rateLimits.spendFor(ANONYMOUS, request.ip);
     throw s3Errors.signatureDoesNotMatch();
   }
   ctx.s3Credentials.keepSigningKey(claimed.accessKeyId, owner.sealedSecret, claimed.scope, signingKey);
   // A presigned url is a share link: the reader's own budget, not the owner's (RateLimits.spendFor).
-  await ctx.rateLimits.spendFor({ via: claimed.presigned ? 'signed-url' : 'api-key', user: owner.user }, request.ip);
-  return { owner, claimed, signingKey };
+  const principal = s3Principal(owner, claimed.presigned ? 's3-presigned-url' : 's3-signature');
+  await ctx.rateLimits.spendFor(principal, request.ip);
+  return { principal, claimed, signingKey };
 }

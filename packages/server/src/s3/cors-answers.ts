@@ -7,6 +7,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { corsRulesByOwnerName, corsRulesByStorageName, matchCorsRule, type CorsRule } from '../domain/bucket-cors.js';
+import { ANONYMOUS } from '../domain/principal.js';
 import type { AppContext } from '../http/context.js';
 import { S3Error } from './errors.js';
 
@@ -31,7 +32,7 @@ function ruleHeaders(rule: CorsRule, origin: string): Record<string, string> {
 /** OPTIONS /bucket[/key]: 200 with the rule's headers, or 403 CORSResponse (also for a bucket that does not exist, which tells nothing). */
 export async function preflight(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, bucket: string): Promise<FastifyReply> {
   // Preflights are anonymous requests, and spend the per-IP budget as they do.
-  await ctx.rateLimits.consumeIp(request.ip);
+  await ctx.rateLimits.spendFor(ANONYMOUS, request.ip);
   const origin = single(request.headers.origin);
   if (origin === undefined) throw new S3Error('BadRequest', 400, 'Insufficient information. Origin request header needed.');
   const method = single(request.headers['access-control-request-method']);

@@ -10,7 +10,7 @@ import { getOwnBucketByName } from '../domain/buckets.js';
 import type { AppContext } from '../http/context.js';
 import type { S3Caller } from './auth.js';
 import { checkObjectAcl } from './object-acl.js';
-import type { S3Operation } from './operations.js';
+import { S3_ACTION, type S3Operation } from './operations.js';
 import type { QueryPairs } from './query.js';
 import { xmlDocument, type XmlElement } from './xml.js';
 
@@ -28,10 +28,10 @@ export const sendXml = (reply: FastifyReply, root: string, content: XmlElement |
   reply.code(200).header('content-type', 'application/xml').send(xmlDocument(root, content));
 
 export const ownBucket = (ctx: AppContext, target: S3Target): Promise<BucketRow> =>
-  getOwnBucketByName(ctx.db, target.caller.owner.user.id, target.bucket, target.caller.owner.limits);
+  getOwnBucketByName(ctx.db, target.caller.principal, target.bucket, S3_ACTION[target.operation]);
 
 /** S3's Owner element: buckets here belong to the caller, named by user id and email as ListBuckets does. */
-export const ownerXml = (caller: S3Caller): XmlElement => ({ ID: String(caller.owner.user.id), DisplayName: caller.owner.user.email });
+export const ownerXml = (caller: S3Caller): XmlElement => ({ ID: String(caller.principal.user.id), DisplayName: caller.principal.user.email });
 
 /** The caller's bucket for a new object (PutObject, CopyObject, CreateMultipartUpload), refusing an `x-amz-acl` the object could not have (object-acl.ts). */
 export async function ownBucketForNewObject(ctx: AppContext, target: S3Target, request: FastifyRequest): Promise<BucketRow> {

@@ -18,7 +18,7 @@ import { connectionLimits } from '../http/plugins/connections.js';
 import { requestHooks } from '../http/plugins/request-hooks.js';
 import { AppError } from '../domain/errors.js';
 import { WriteConditionFailed } from '../domain/uploads.js';
-import { requirePermission } from '../domain/key-limits.js';
+import { authorize } from '../domain/authorize.js';
 import type { AppContext } from '../http/context.js';
 import { addressOf } from './addressing.js';
 import { authenticateS3 } from './auth.js';
@@ -27,7 +27,7 @@ import { addCorsHeadersByStorageName, addCorsHeadersForOwner, preflight } from '
 import { fromAppError, S3Error, s3Errors } from './errors.js';
 import { HANDLERS } from './handler-table.js';
 import { isUnsigned, readAnonymously } from './object-reads.js';
-import { isPostObject, operationOf, S3_PERMISSION, type S3Operation } from './operations.js';
+import { isPostObject, operationOf, S3_ACTION, type S3Operation } from './operations.js';
 import { postObject } from './post-object.js';
 import { decodePath, splitUrl } from './query.js';
 import { xmlDocument } from './xml.js';
@@ -131,9 +131,9 @@ async function serveS3(ctx: AppContext, request: FastifyRequest, reply: FastifyR
     await addCorsHeadersByStorageName(ctx, request, reply, bucket);
     throw error;
   });
-  await addCorsHeadersForOwner(ctx, request, reply, caller.owner.user.id, bucket);
+  await addCorsHeadersForOwner(ctx, request, reply, caller.principal.user.id, bucket);
   operation ??= operationOf(request.method, bucket, key, query, request.headers);
-  requirePermission(caller.owner.limits, S3_PERMISSION[operation]);
+  authorize(caller.principal, S3_ACTION[operation]);
   return HANDLERS[operation](ctx, request, reply, { operation, bucket, key, query, caller });
 }
 

@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ObjectRow } from '../db/schema.js';
 import { isComposite } from '../domain/checksum-algorithms.js';
 import { findReadable } from '../domain/objects.js';
+import { ANONYMOUS } from '../domain/principal.js';
 import type { AppContext } from '../http/context.js';
 import { sendObject } from '../http/downloads.js';
 import { checkPreconditions } from './conditions.js';
@@ -19,8 +20,8 @@ import type { QueryPairs } from './query.js';
 
 export async function readObject(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, target: S3Target): Promise<FastifyReply> {
   // The caller's bucket by name and the object in one lookup, cached as the Pail API's reads are.
-  const { owner } = target.caller;
-  const found = await findReadable(ctx.storage, { ownerName: { ownerId: owner.user.id, name: target.bucket } }, target.key, owner.user.id, owner.limits);
+  const { principal } = target.caller;
+  const found = await findReadable(ctx.storage, { ownerName: { ownerId: principal.user.id, name: target.bucket } }, target.key, principal);
   checkPreconditions(request.headers, found.object);
   // The stored headers, then what the request asks to override (response-content-type sets content-type, and so on).
   const headers: Record<string, string> = { ...metadataHeaders(found.object), ...storedChecksumHeaders(request, target.query, found.object) };
@@ -59,7 +60,7 @@ export async function readAnonymously(
   address: { bucket: string; key: string; query: QueryPairs },
 ): Promise<FastifyReply> {
   // Anonymous requests spend the per-IP budget, as public downloads of the Pail API do.
-  await ctx.rateLimits.consumeIp(request.ip);
+  await ctx.rateLimits.spendFor(ANONYMOUS, request.ip);
   if ((request.method !== 'GET' && request.method !== 'HEAD') || address.key === '') throw s3Errors.missingAuth();
   const operation = operationOf(request.method, address.bucket, address.key, address.query, request.headers);
   request.meteredAs = operation;
@@ -67,7 +68,7 @@ export async function readAnonymously(
   if (address.query.some(([name]) => name.startsWith('response-'))) {
     throw new S3Error('InvalidRequest', 400, 'Request specific response headers cannot be used for anonymous GET requests.');
   }
-  const found = await findReadable(ctx.storage, { storageName: address.bucket }, address.key, null);
+  const found = await findReadable(ctx.storage, { storageName: address.bucket }, address.key, ANONYMOUS);
   checkPreconditions(request.headers, found.object);
   return sendObject(ctx.storage, request, reply, found, { ...metadataHeaders(found.object), ...storedChecksumHeaders(request, address.query, found.object) });
 }

@@ -7,8 +7,8 @@
  * what Pail cannot do (tags, encryption, object lock) is 501 too, never
  * stored without it.
  */
-import type { Permission } from '@pail/shared';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Action } from '../domain/authorize.js';
 import { s3Errors } from './errors.js';
 import { OBJECT_CANNED_ACLS } from './object-acl.js';
 import type { QueryPairs } from './query.js';
@@ -44,40 +44,41 @@ export type S3Operation =
   | 'ListParts'
   | 'ListMultipartUploads';
 
-/** The permission a key needs for each (as for the Developer API's operations, http/operations.ts). */
-export const S3_PERMISSION: Record<S3Operation, Permission> = {
-  ListBuckets: 'read',
-  CreateBucket: 'manage',
-  HeadBucket: 'read',
-  DeleteBucket: 'manage',
-  GetBucketLocation: 'read',
-  GetBucketVersioning: 'read',
-  GetBucketAcl: 'read',
+/** The action (domain/authorize.ts) each operation is, as the Pail API's operations are (http/operations.ts). */
+export const S3_ACTION: Record<S3Operation, Action> = {
+  ListBuckets: 'listBuckets',
+  // A key limited to some buckets cannot make one, as on the Pail API.
+  CreateBucket: 'createBucket',
+  HeadBucket: 'readBucket',
+  DeleteBucket: 'manageBucket',
+  GetBucketLocation: 'readBucket',
+  GetBucketVersioning: 'readBucket',
+  GetBucketAcl: 'readBucket',
   // A bucket's ACL is its visibility, which only a manage key may change (as POST /:id/visibility).
-  PutBucketAcl: 'manage',
-  GetBucketCors: 'read',
-  PutBucketCors: 'manage',
-  DeleteBucketCors: 'manage',
-  ListObjects: 'read',
-  ListObjectsV2: 'read',
-  ListObjectVersions: 'read',
-  PutObject: 'write',
-  // And read on the source bucket, which the handler checks (handlers/copy-object.ts).
-  CopyObject: 'write',
-  GetObject: 'read',
-  HeadObject: 'read',
-  DeleteObject: 'delete',
-  DeleteObjects: 'delete',
-  GetObjectAcl: 'read',
-  GetObjectTagging: 'read',
-  CreateMultipartUpload: 'write',
-  UploadPart: 'write',
-  // And read on the source bucket, which the handler checks (handlers/upload-part-copy.ts).
-  UploadPartCopy: 'write',
-  CompleteMultipartUpload: 'write',
-  AbortMultipartUpload: 'write',
-  ListParts: 'read',
-  ListMultipartUploads: 'read',
+  PutBucketAcl: 'manageBucket',
+  GetBucketCors: 'readBucket',
+  PutBucketCors: 'manageBucket',
+  DeleteBucketCors: 'manageBucket',
+  ListObjects: 'listObjects',
+  ListObjectsV2: 'listObjects',
+  ListObjectVersions: 'listObjects',
+  PutObject: 'writeObject',
+  // Writes the target and reads the source, in its own bucket (copy-source.ts).
+  CopyObject: 'copyObject',
+  GetObject: 'readObject',
+  HeadObject: 'readObject',
+  DeleteObject: 'deleteObject',
+  DeleteObjects: 'deleteObject',
+  GetObjectAcl: 'readObject',
+  GetObjectTagging: 'readObject',
+  CreateMultipartUpload: 'writeObject',
+  UploadPart: 'writeObject',
+  UploadPartCopy: 'copyObject',
+  CompleteMultipartUpload: 'writeObject',
+  // The Pail API's unfinished uploads ask the same (http/operations.ts).
+  AbortMultipartUpload: 'cancelUpload',
+  ListParts: 'listUploads',
+  ListMultipartUploads: 'listUploads',
 };
 
 /** Parameters every request may carry: a presigned url's signature, and the operation name SDKs add (x-id). */

@@ -13,7 +13,8 @@ import { Transform } from 'node:stream';
 import { bodyThrough } from '../blob/joined-streams.js';
 import { getBucketCors } from '../domain/bucket-cors.js';
 import { getOwnBucketByName } from '../domain/buckets.js';
-import { requirePermission } from '../domain/key-limits.js';
+import { authorize } from '../domain/authorize.js';
+import { ANONYMOUS, s3Principal } from '../domain/principal.js';
 import { baseName, filenamePath, parseFilename } from '../domain/objects.js';
 import { uploadObject } from '../domain/uploads.js';
 import type { AppContext } from '../http/context.js';
@@ -22,7 +23,7 @@ import { addCorsHeaders, addCorsHeadersByStorageName } from './cors-answers.js';
 import { S3Error, s3Errors } from './errors.js';
 import { metadataOf } from './metadata.js';
 import { checkObjectAcl, OBJECT_CANNED_ACLS } from './object-acl.js';
-import { refuseUnsupportedWrite, S3_PERMISSION } from './operations.js';
+import { refuseUnsupportedWrite, S3_ACTION } from './operations.js';
 import { readPostForm, type PostForm } from './post-form.js';
 import { checkConditions, parsePolicy, policySignatureMatches, type PostPolicy } from './post-policy.js';
 import { splitUrl } from './query.js';
@@ -39,9 +40,9 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
   });
   let corsSet = false;
   try {
-    const { owner, policy } = await authenticateForm(ctx, request, form);
-    requirePermission(owner.limits, S3_PERMISSION.PutObject);
-    const bucket = await getOwnBucketByName(ctx.db, owner.user.id, bucketName, owner.limits);
+    const { principal, policy } = await authenticateForm(ctx, request, form);
+    authorize(principal, S3_ACTION.PutObject);
+    const bucket = await getOwnBucketByName(ctx.db, principal, bucketName, S3_ACTION.PutObject);
     await addCorsHeaders(request, reply, () => getBucketCors(ctx.db, bucket.id));
     corsSet = true;
     const key = (form.fields.get('key') ?? '').replaceAll('${filename}', baseName(form.file.filename));
@@ -62,7 +63,7 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
     const filename = parseFilename(key);
     const checked = lengthChecked(policy);
     await uploadObject(ctx.storage, {
-      owner: owner.user,
+      owner: principal.user,
       bucket: { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name },
       filename,
       body: bodyThrough(form.file.stream, checked.stream),
@@ -97,18 +98,19 @@ async function authenticateForm(ctx: AppContext, request: FastifyRequest, form: 
   const owner = await ctx.apiKeys.byAccessKeyId(credential.accessKeyId);
   const signingKey = owner ? ctx.s3Credentials.signingKey(credential.accessKeyId, owner.sealedSecret, credential.scope) : null;
   if (!owner || signingKey === null) {
-    await ctx.rateLimits.consumeIp(request.ip);
+    await ctx.rateLimits.spendFor(ANONYMOUS, request.ip);
     throw s3Errors.invalidAccessKeyId();
   }
   if (!policySignatureMatches(policyBase64, signature, signingKey)) {
-    await ctx.rateLimits.consumeIp(request.ip);
+    await ctx.rateLimits.spendFor(ANONYMOUS, request.ip);
     throw s3Errors.signatureDoesNotMatch();
   }
   ctx.s3Credentials.keepSigningKey(credential.accessKeyId, owner.sealedSecret, credential.scope, signingKey);
   // A signed policy is handed to browsers, as a signed url is: their own budget (RateLimits.spendFor).
-  await ctx.rateLimits.spendFor({ via: 'signed-url', user: owner.user }, request.ip);
+  const principal = s3Principal(owner, 's3-post-policy');
+  await ctx.rateLimits.spendFor(principal, request.ip);
   const policy: PostPolicy = parsePolicy(policyBase64, Date.now(), amzDateMs(credential.amzDate));
-  return { owner, policy };
+  return { principal, policy };
 }
 
 /** Counts and hashes the file as it passes; past the range's maximum, or short of its minimum at the end, the stream fails and nothing is committed. */

@@ -36,7 +36,7 @@ export const CompleteMultipartUpload: Handler = answeringRefusals(async (ctx, re
   const body = await xmlBody(request, target.caller.claimed.payloadHash, target.caller, COMPLETE_BODY, { objectChecksumHeaders: true });
   const parts = partList(body);
   const result = await completeUpload(ctx.storage, {
-    owner: target.caller.owner.user,
+    owner: target.caller.principal.user,
     bucket,
     uploadId: uploadIdOf(target),
     parts,

@@ -8,7 +8,6 @@
 import { BlobNotFoundError } from '../../blob/blob-store.js';
 import { getOwnBucketByName } from '../../domain/buckets.js';
 import { isComposite } from '../../domain/checksum-algorithms.js';
-import { requirePermission } from '../../domain/key-limits.js';
 import { objectBody } from '../../domain/object-bytes.js';
 import { findReadable, parseFilename } from '../../domain/objects.js';
 import { checkWriteCondition, uploadObject } from '../../domain/uploads.js';
@@ -22,12 +21,11 @@ import { metadataHeaders, metadataOf } from '../metadata.js';
 
 export const CopyObject: Handler = async (ctx, request, reply, target) => {
   const { caller } = target;
-  // Write on the target is the operation's own permission (operations.ts); reading the source needs read too.
-  requirePermission(caller.owner.limits, 'read');
   const directive = request.headers['x-amz-metadata-directive'] ?? 'COPY';
   if (directive !== 'COPY' && directive !== 'REPLACE') throw s3Errors.invalidArgument('Unknown metadata directive.');
   const from = parseCopySource(request.headers['x-amz-copy-source']);
-  const sourceBucket = await getOwnBucketByName(ctx.db, caller.owner.user.id, from.bucket, caller.owner.limits);
+  // The source is read: its bucket is one the key may read (authorize.ts, copyObject asked read of it already).
+  const sourceBucket = await getOwnBucketByName(ctx.db, caller.principal, from.bucket, 'readObject');
   const bucket = await ownBucketForNewObject(ctx, target, request);
   const filename = parseFilename(target.key);
   if (sourceBucket.id === bucket.id && from.key === filename && directive === 'COPY') {
@@ -37,7 +35,7 @@ export const CopyObject: Handler = async (ctx, request, reply, target) => {
       "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
     );
   }
-  const source = (await findReadable(ctx.storage, { id: sourceBucket.id }, from.key, caller.owner.user.id, caller.owner.limits)).object;
+  const source = (await findReadable(ctx.storage, { id: sourceBucket.id }, from.key, caller.principal)).object;
   checkCopySourceConditions(request.headers, source);
   const condition = writeConditionOf(request.headers);
   if (condition) await checkWriteCondition(ctx.storage, bucket.id, filename, condition);
@@ -52,7 +50,7 @@ export const CopyObject: Handler = async (ctx, request, reply, target) => {
       ? undefined
       : Object.fromEntries(Object.entries(JSON.parse(source.checksums) as Record<string, string>).filter(([, value]) => !isComposite(value)));
   const upload = uploadObject(ctx.storage, {
-    owner: caller.owner.user,
+    owner: caller.principal.user,
     bucket: { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name },
     filename,
     body: body.stream,

@@ -1,21 +1,23 @@
-/** CreateBucket: a new bucket, private or public-read by its canned ACL; the Pail API's createBucket with S3's name error. */
+/**
+ * CreateBucket: a new bucket, private or public-read by its canned ACL; the
+ * Pail API's createBucket with S3's name error. A key limited to some
+ * buckets was refused before (authorize.ts, createBucket).
+ */
 import { createBucket } from '../../domain/buckets.js';
 import { AppError } from '../../domain/errors.js';
-import { requireMayCreateBuckets } from '../../domain/key-limits.js';
 import { S3Error, s3Errors } from '../errors.js';
 import type { Handler } from '../handler-support.js';
 import { xmlBody } from '../payload.js';
 import { parseXml } from '../xml.js';
 
 export const CreateBucket: Handler = async (ctx, request, reply, { bucket, caller }) => {
-  requireMayCreateBuckets(caller.owner.limits);
   const acl = request.headers['x-amz-acl'];
   if (acl !== undefined && acl !== 'private' && acl !== 'public-read') throw s3Errors.notImplemented(`x-amz-acl: ${String(acl)}`);
   // The body may be a CreateBucketConfiguration naming a region; every region is this one, so it is read and let go.
   const configuration = await xmlBody(request, caller.claimed.payloadHash);
   if (configuration.trim() !== '' && parseXml(configuration) === null) throw s3Errors.malformedXml();
   try {
-    await createBucket(ctx.db, caller.owner.user.id, { name: bucket, public: acl === 'public-read' }, ctx.config.maxBucketsPerUser);
+    await createBucket(ctx.db, caller.principal.user.id, { name: bucket, public: acl === 'public-read' }, ctx.config.maxBucketsPerUser);
   } catch (error) {
     if (error instanceof AppError && error.code === 'ValidationError') throw new S3Error('InvalidBucketName', 400, error.message);
     throw error;

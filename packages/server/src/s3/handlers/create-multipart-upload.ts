@@ -17,7 +17,7 @@ export const CreateMultipartUpload: Handler = answeringRefusals(async (ctx, requ
   const filename = parseFilename(target.key);
   const checksum = uploadChecksumOf(request.headers);
   const uploadId = await beginUpload(ctx.storage, {
-    owner: target.caller.owner.user,
+    owner: target.caller.principal.user,
     bucket,
     filename,
     contentType: contentTypeFor(filename, request.headers['content-type']),

@@ -6,6 +6,6 @@ import { ownBucket, sendXml, type Handler } from '../handler-support.js';
 export const GetObjectAcl: Handler = async (ctx, _request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
   // The object must exist (NoSuchKey otherwise); its ACL is its bucket's.
-  const found = await findReadable(ctx.storage, { id: bucket.id }, target.key, target.caller.owner.user.id, target.caller.owner.limits);
+  const found = await findReadable(ctx.storage, { id: bucket.id }, target.key, target.caller.principal);
   return sendXml(reply, 'AccessControlPolicy', policyXml(target.caller, found.bucket.public === 1 ? 'public-read' : 'private'));
 };

@@ -10,6 +10,6 @@ import { ownBucket, sendXml, type Handler } from '../handler-support.js';
 export const GetObjectTagging: Handler = async (ctx, _request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
   // Read as GetObject reads: a missing key is NoSuchKey.
-  await findReadable(ctx.storage, { id: bucket.id }, target.key, target.caller.owner.user.id, target.caller.owner.limits);
+  await findReadable(ctx.storage, { id: bucket.id }, target.key, target.caller.principal);
   return sendXml(reply, 'Tagging', { TagSet: {} });
 };

@@ -22,7 +22,7 @@ function cannedFromPolicy(body: string, caller: S3Caller): CannedAcl {
   for (const grant of asList(field(field(policy, 'AccessControlList'), 'Grant'))) {
     const grantee = field(grant, 'Grantee');
     const permission = field(grant, 'Permission');
-    if (field(grantee, 'ID') === String(caller.owner.user.id) && permission === 'FULL_CONTROL') ownerGrants += 1;
+    if (field(grantee, 'ID') === String(caller.principal.user.id) && permission === 'FULL_CONTROL') ownerGrants += 1;
     else if (field(grantee, 'URI') === ALL_USERS && permission === 'READ') publicGrants += 1;
     else throw notCanned();
   }
@@ -44,6 +44,6 @@ export const PutBucketAcl: Handler = async (ctx, request, reply, target) => {
   } else {
     throw s3Errors.invalidArgument('PutBucketAcl needs an x-amz-acl header or an AccessControlPolicy body');
   }
-  await setVisibility(ctx.storage, target.caller.owner.user.id, String(bucket.id), { public: acl === 'public-read' });
+  await setVisibility(ctx.storage, target.caller.principal.user.id, String(bucket.id), { public: acl === 'public-read' });
   return reply.code(200).send();
 };

@@ -24,7 +24,7 @@ export const PutObject: Handler = async (ctx, request, reply, target) => {
   const declaredSize = body.declaredSize ?? declaredLength(request);
   if (declaredSize === undefined) throw s3Errors.missingContentLength();
   const result = await uploadObject(ctx.storage, {
-    owner: target.caller.owner.user,
+    owner: target.caller.principal.user,
     bucket: { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name },
     filename,
     body: body.stream,

@@ -7,7 +7,6 @@
 import { Readable } from 'node:stream';
 import { BlobNotFoundError, type ByteRange } from '../../blob/blob-store.js';
 import { getOwnBucketByName } from '../../domain/buckets.js';
-import { requirePermission } from '../../domain/key-limits.js';
 import { CHECKSUM_ALGORITHMS, checksumPassing } from '../../domain/checksum-algorithms.js';
 import { parsePartNumber, requireUpload, storePart } from '../../domain/multipart.js';
 import { objectBody } from '../../domain/object-bytes.js';
@@ -37,13 +36,12 @@ function parseCopySourceRange(raw: string | string[] | undefined, size: number):
 
 export const UploadPartCopy: Handler = answeringRefusals(async (ctx, request, reply, target) => {
   const { caller } = target;
-  // Write on the target is the operation's own permission (operations.ts); reading the source needs read too.
-  requirePermission(caller.owner.limits, 'read');
   const partNumber = parsePartNumber(queryValue(target.query, 'partNumber'));
   const from = parseCopySource(request.headers['x-amz-copy-source']);
-  const sourceBucket = await getOwnBucketByName(ctx.db, caller.owner.user.id, from.bucket, caller.owner.limits);
+  // The source is read: its bucket is one the key may read (authorize.ts, copyObject asked read of it already).
+  const sourceBucket = await getOwnBucketByName(ctx.db, caller.principal, from.bucket, 'readObject');
   const bucket = await ownBucket(ctx, target);
-  const source = (await findReadable(ctx.storage, { id: sourceBucket.id }, from.key, caller.owner.user.id, caller.owner.limits)).object;
+  const source = (await findReadable(ctx.storage, { id: sourceBucket.id }, from.key, caller.principal)).object;
   checkCopySourceConditions(request.headers, source);
   const range = parseCopySourceRange(request.headers['x-amz-copy-source-range'], source.size);
 
@@ -59,7 +57,7 @@ export const UploadPartCopy: Handler = answeringRefusals(async (ctx, request, re
   const checksum = algorithm === null ? undefined : checksumPassing(Buffer.isBuffer(read) ? Readable.from([read]) : read, algorithm);
   const body = md5Passing(checksum?.stream ?? read);
   const stored = await storePart(ctx.storage, {
-    owner: caller.owner.user,
+    owner: caller.principal.user,
     bucket,
     uploadId: uploadIdOf(target),
     partNumber,

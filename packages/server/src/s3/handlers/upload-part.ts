@@ -25,7 +25,7 @@ export const UploadPart: Handler = answeringRefusals(async (ctx, request, reply,
   const declaredSize = body.declaredSize ?? declaredLength(request);
   if (declaredSize === undefined) throw s3Errors.missingContentLength();
   const stored = await storePart(ctx.storage, {
-    owner: target.caller.owner.user,
+    owner: target.caller.principal.user,
     bucket,
     uploadId: uploadIdOf(target),
     upload,
