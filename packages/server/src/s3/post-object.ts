@@ -14,7 +14,6 @@ import { bodyThrough } from '../blob/joined-streams.js';
 import { getBucketCors } from '../domain/bucket-cors.js';
 import { getOwnBucketByName } from '../domain/buckets.js';
 import { authorize } from '../domain/authorize.js';
-import { ANONYMOUS, s3Principal } from '../domain/principal.js';
 import { baseName, filenamePath, parseFilename } from '../domain/objects.js';
 import { uploadObject } from '../domain/uploads.js';
 import type { AppContext } from '../http/context.js';
@@ -23,6 +22,7 @@ import { addCorsHeaders, addCorsHeadersByStorageName } from './cors-answers.js';
 import { S3Error, s3Errors } from './errors.js';
 import { metadataOf } from './metadata.js';
 import { checkObjectAcl, OBJECT_CANNED_ACLS } from './object-acl.js';
+import { verifyCredential } from './auth.js';
 import { refuseUnsupportedWrite, S3_ACTION } from './operations.js';
 import { readPostForm, type PostForm } from './post-form.js';
 import { checkConditions, parsePolicy, policySignatureMatches, type PostPolicy } from './post-policy.js';
@@ -82,7 +82,7 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
   }
 }
 
-/** The key that signed the policy, as auth.ts finds a signer: unknown keys and bad signatures spend the per-IP budget, good ones the signed-url budget of the address. */
+/** The key that signed the policy, found by the same credential lookup as a signed request's (auth.ts): a policy is handed to browsers, as a presigned url is. */
 async function authenticateForm(ctx: AppContext, request: FastifyRequest, form: PostForm) {
   const field = (name: string): string => {
     const value = form.fields.get(name);
@@ -95,20 +95,8 @@ async function authenticateForm(ctx: AppContext, request: FastifyRequest, form: 
   const policyBase64 = field('policy');
   const credential = parseCredential(field('x-amz-credential'), field('x-amz-date'));
   const signature = field('x-amz-signature');
-  const owner = await ctx.apiKeys.byAccessKeyId(credential.accessKeyId);
-  const signingKey = owner ? ctx.s3Credentials.signingKey(credential.accessKeyId, owner.sealedSecret, credential.scope) : null;
-  if (!owner || signingKey === null) {
-    await ctx.rateLimits.spendFor(ANONYMOUS, request.ip);
-    throw s3Errors.invalidAccessKeyId();
-  }
-  if (!policySignatureMatches(policyBase64, signature, signingKey)) {
-    await ctx.rateLimits.spendFor(ANONYMOUS, request.ip);
-    throw s3Errors.signatureDoesNotMatch();
-  }
-  ctx.s3Credentials.keepSigningKey(credential.accessKeyId, owner.sealedSecret, credential.scope, signingKey);
-  // A signed policy is handed to browsers, as a signed url is: their own budget (RateLimits.spendFor).
-  const principal = s3Principal(owner, 's3-post-policy');
-  await ctx.rateLimits.spendFor(principal, request.ip);
+  const matches = (signingKey: Buffer) => policySignatureMatches(policyBase64, signature, signingKey);
+  const { principal } = await verifyCredential(ctx, request.ip, credential, 's3-post-policy', matches);
   const policy: PostPolicy = parsePolicy(policyBase64, Date.now(), amzDateMs(credential.amzDate));
   return { principal, policy };
 }
