@@ -2,7 +2,8 @@
 export { buildApp } from './app.js';
 export { loadConfig, ConfigError, type Config } from './config.js';
 export { serve, configOrExit } from './main.js';
-export { openDatabase, migrateToLatest, type Db } from './db/database.js';
+export { openDatabase, migrateToLatest } from './db/database.js';
+export type { Db } from './db/schema.js';
 export { listUsers } from './db/repositories/users.js';
 export { openCommandServices, s3CredentialSealer, type CommandServices } from './services.js';
 export { createUser, findUser, setPlan, userView, userWithHoldings, planOf } from './domain/users.js';

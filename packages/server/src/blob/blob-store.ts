@@ -7,7 +7,6 @@
  * when it rejects (bad stream, size cap, crash), nothing is visible under `key`.
  */
 import type { Readable } from 'node:stream';
-import type { BlobStaging } from './staging.js';
 
 export interface ByteRange {
   /** First byte, inclusive. */
@@ -70,6 +69,25 @@ export interface BlobStore {
   /** Throws if the store cannot be reached (readiness probe). */
   check(): Promise<void>;
   close?(): Promise<void>;
+}
+
+/** Where a resumable upload's bytes wait until its last byte arrives (staging.ts). */
+export interface BlobStaging {
+  /** Starts an empty staged upload. */
+  create(id: string): Promise<void>;
+  /**
+   * Appends `body` after the first `offset` bytes staged (the upload's
+   * recorded offset; any staged beyond it were never acknowledged, and go)
+   * and returns the new size, once the bytes are durable. A body cut short
+   * keeps what arrived before the cut; `maxBytes` more are never taken.
+   * `releaseChunks`: the body's chunks are its own (a raw request body), to
+   * be freed once copied (PutOptions.releaseChunks).
+   */
+  append(id: string, offset: number, body: Readable, maxBytes: number, options?: { releaseChunks?: boolean }): Promise<number>;
+  /** Makes the first `size` staged bytes the blob under `key`; the staged upload is gone. */
+  commit(id: string, key: string, size: number): Promise<void>;
+  /** Forgets a staged upload (missing: not an error). */
+  remove(id: string): Promise<void>;
 }
 
 export class BlobNotFoundError extends Error {

@@ -9,10 +9,10 @@
 import { mkdir, open, stat, truncate, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { BlobNotFoundError } from './blob-store.js';
+import { BlobNotFoundError, type BlobStaging } from './blob-store.js';
 import { FileWrites } from './file-writes.js';
 import { releaseChunk } from './release-chunk.js';
-import { STAGING_PREFIX, type BlobStaging } from './staging.js';
+import { STAGING_PREFIX } from './staging.js';
 
 /** The same name as the other stores' staging prefix (a bucket's storage name always ends in a random suffix, so none is this). */
 export const STAGING_DIR = STAGING_PREFIX.slice(0, -1);

@@ -8,14 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, opendir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { BlobNotFoundError, BlobTooLargeError, type BlobStore, type ByteRange, type PutOptions, type PutResult } from './blob-store.js';
+import { BlobNotFoundError, BlobTooLargeError, type BlobStaging, type BlobStore, type ByteRange, type PutOptions, type PutResult } from './blob-store.js';
 import { GroupSync } from '../group-sync.js';
 import { createContentHasher } from './content-hash.js';
 import { FileReadStream } from './file-read-stream.js';
 import { FileWrites } from './file-writes.js';
 import { linkPiece, notFoundAs, nullIfMissing, pieceName, PIECES_SUFFIX, PiecedFile, readPieces, type Piece, type PositionalFile } from './fs-pieces.js';
 import { FsStaging } from './fs-staging.js';
-import type { BlobStaging } from './staging.js';
 import { releaseChunk } from './release-chunk.js';
 import { resolveUnder } from './safe-key.js';
 

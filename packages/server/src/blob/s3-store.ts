@@ -28,8 +28,8 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { PartsStaging, type BlobStaging } from './staging.js';
-import { BlobNotFoundError, BlobTooLargeError, type BlobStore, type ByteRange, type PutOptions, type PutResult } from './blob-store.js';
+import { PartsStaging } from './staging.js';
+import { BlobNotFoundError, BlobTooLargeError, type BlobStaging, type BlobStore, type ByteRange, type PutOptions, type PutResult } from './blob-store.js';
 import { createContentHasher } from './content-hash.js';
 import { createS3Client } from './s3-client.js';
 import { errorName, httpStatus, isMissingKey } from './s3-errors.js';

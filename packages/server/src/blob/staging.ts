@@ -12,27 +12,11 @@
  *   end, renamed into place: no copy (fs-staging.ts).
  * - On any other store, each append is a blob of its own and the end
  *   concatenates them (this file).
+ *
+ * What a staging area does is BlobStaging (blob-store.ts), part of the store's contract.
  */
 import { finished, PassThrough, type Readable } from 'node:stream';
-import { BlobNotFoundError, type BlobStore } from './blob-store.js';
-
-export interface BlobStaging {
-  /** Starts an empty staged upload. */
-  create(id: string): Promise<void>;
-  /**
-   * Appends `body` after the first `offset` bytes staged (the upload's
-   * recorded offset; any staged beyond it were never acknowledged, and go)
-   * and returns the new size, once the bytes are durable. A body cut short
-   * keeps what arrived before the cut; `maxBytes` more are never taken.
-   * `releaseChunks`: the body's chunks are its own (a raw request body), to
-   * be freed once copied (PutOptions.releaseChunks).
-   */
-  append(id: string, offset: number, body: Readable, maxBytes: number, options?: { releaseChunks?: boolean }): Promise<number>;
-  /** Makes the first `size` staged bytes the blob under `key`; the staged upload is gone. */
-  commit(id: string, key: string, size: number): Promise<void>;
-  /** Forgets a staged upload (missing: not an error). */
-  remove(id: string): Promise<void>;
-}
+import { BlobNotFoundError, type BlobStaging, type BlobStore } from './blob-store.js';
 
 /** The bytes of `body` until it ends or fails, at most `maxBytes` of them: a cut connection ends the stream instead of failing it. */
 export function untilCut(body: Readable, maxBytes: number): Readable {

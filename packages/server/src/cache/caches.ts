@@ -15,11 +15,10 @@
  * answered; a request calls refresh() before it consults any cache.
  */
 import { LRUCache } from 'lru-cache';
-import type { Db } from '../db/database.js';
 import type { KeyOwner } from '../db/repositories/api-keys.js';
 import { moveCacheEpoch } from '../db/repositories/cache-epochs.js';
 import type { ReadableObject } from '../db/repositories/objects.js';
-import type { BucketIdentity } from '../db/schema.js';
+import type { BucketIdentity, Db } from '../db/schema.js';
 import type { BucketRules } from '../domain/bucket-rules.js';
 import { MetadataCache } from './metadata-cache.js';
 import { ObjectCache } from './object-cache.js';

@@ -3,37 +3,13 @@
  * up to date. PostgreSQL migrations run under Kysely's advisory lock, so
  * instances starting together never race.
  */
-import { Migrator, sql, type Kysely } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
 import { migrationProvider, type Dialect } from './migrations.js';
-import type { ObjectWrites } from './object-writes/object-writes.js';
+import type { OpenDatabase, OpenOptions } from './open-database.js';
 import { openPostgres } from './postgres.js';
-import type { Database } from './schema.js';
+import type { Db } from './schema.js';
 import { openSqlite } from './sqlite.js';
-
-/** The database, or a transaction on it: repository functions take either. */
-export type Db = Kysely<Database>;
-
-export interface OpenDatabase {
-  db: Db;
-  dialect: Dialect;
-  /** The per-dialect writes of objects (object-writes/). */
-  writes: ObjectWrites;
-  /** Resolves once every commit made so far is on disk. */
-  durable: () => Promise<void>;
-  /**
-   * SQLite only: true when a change that cached lookups depend on was
-   * committed since the last call, by this process or another (the `pail`
-   * CLI). Null on PostgreSQL.
-   */
-  committedElsewhere: (() => boolean) | null;
-  close: () => Promise<void>;
-}
-
-export interface OpenOptions {
-  /** A long-running server: SQLite's WAL checkpoints run on a worker thread; short-lived commands leave them to SQLite. */
-  checkpointInBackground?: boolean;
-}
 
 export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): OpenDatabase {
   switch (config.kind) {

@@ -1,7 +1,7 @@
 /** The shared backend: a PostgreSQL pool. Commits are durable when they return. */
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import type { OpenDatabase } from './database.js';
+import type { OpenDatabase } from './open-database.js';
 import { postgresObjectWrites } from './object-writes/postgres.js';
 import type { Database } from './schema.js';
 

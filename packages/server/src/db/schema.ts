@@ -3,7 +3,7 @@
  * dialects (they sort correctly as text); booleans are 0/1 integers; big
  * integers come back as numbers (the PostgreSQL pool parses int8).
  */
-import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
 
 export interface UsersTable {
   id: Generated<number>;
@@ -169,6 +169,9 @@ export interface Database {
   bucket_cors: BucketCorsTable;
   resumable_uploads: ResumableUploadsTable;
 }
+
+/** The database, or a transaction on it: repository functions take either. */
+export type Db = Kysely<Database>;
 
 export type UserRow = Selectable<UsersTable>;
 export type BucketRow = Selectable<BucketsTable>;

@@ -11,7 +11,7 @@ import { LRUCache } from 'lru-cache';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { announceCacheEpochMoves, watchCacheEpoch } from './cache-epoch-watch.js';
-import type { OpenDatabase, OpenOptions } from './database.js';
+import type { OpenDatabase, OpenOptions } from './open-database.js';
 import { sqliteObjectWrites } from './object-writes/sqlite.js';
 import type { Database } from './schema.js';
 import { SqliteWriter } from './sqlite-writer.js';

@@ -7,7 +7,6 @@
 import type { ApiKey, CreatedApiKey } from '@pail/shared';
 import { hash, randomBytes } from 'node:crypto';
 import type { Caches } from '../cache/caches.js';
-import type { Db } from '../db/database.js';
 import {
   countLiveKeys,
   findKeyOwner,
@@ -23,7 +22,7 @@ import {
 } from '../db/repositories/api-keys.js';
 import { listLiveBuckets } from '../db/repositories/buckets.js';
 import { insertWithinLimit } from '../db/repositories/users.js';
-import type { ApiKeyRow } from '../db/schema.js';
+import type { ApiKeyRow, Db } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
 import { hasExpired, parseKeyLimits, type KeyLimits, type KeyLimitsInput } from './key-limits.js';

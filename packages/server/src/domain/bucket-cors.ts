@@ -4,7 +4,7 @@
  * bucket as one JSON list; the S3 door translates the XML and the answers'
  * headers, the rules and their matching live here.
  */
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/schema.js';
 import { deleteCorsRules, findCorsRules, findCorsRulesByStorageName, saveCorsRules } from '../db/repositories/bucket-cors.js';
 import { findOwnLiveBucketByName } from '../db/repositories/buckets.js';
 import { errors } from './errors.js';

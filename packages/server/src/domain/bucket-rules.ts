@@ -8,10 +8,9 @@
  * then keeps.
  */
 import { fileTypeFromBuffer, supportedMimeTypes } from 'file-type';
-import type { Db } from '../db/database.js';
 import { findBucketRules } from '../db/repositories/buckets.js';
-import type { BucketRow } from '../db/schema.js';
-import type { Caches } from '../cache/caches.js';
+import type { BucketRow, Db } from '../db/schema.js';
+import type { MetadataCache } from '../cache/metadata-cache.js';
 import { errors } from './errors.js';
 
 export interface BucketRules {
@@ -48,7 +47,10 @@ export function rulesOf(row: Pick<BucketRow, 'max_file_bytes' | 'allowed_types'>
 }
 
 /** A bucket's rules, as the upload paths read them: cached, and forgotten on every instance when they change. */
-export async function bucketRules(ports: { db: Db; caches: Caches }, bucketId: number): Promise<BucketRules> {
+export async function bucketRules(
+  ports: { db: Db; caches: { readonly bucketRules: MetadataCache<BucketRules> | null } },
+  bucketId: number,
+): Promise<BucketRules> {
   const cache = ports.caches.bucketRules;
   const key = String(bucketId);
   const cached = cache?.get(key);

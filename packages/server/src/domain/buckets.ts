@@ -5,7 +5,6 @@
 import { bucketNameProblem, type StorageBucket } from '@pail/shared';
 import { randomBytes } from 'node:crypto';
 import type { Caches } from '../cache/caches.js';
-import type { Db } from '../db/database.js';
 import {
   countLiveBuckets,
   findOwnLiveBucket,
@@ -17,7 +16,7 @@ import {
   setBucketPublic,
 } from '../db/repositories/buckets.js';
 import { insertWithinLimit } from '../db/repositories/users.js';
-import type { BucketIdentity, BucketRow } from '../db/schema.js';
+import type { BucketIdentity, BucketRow, Db } from '../db/schema.js';
 import { parseLimits } from './bucket-rules.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';

@@ -5,7 +5,7 @@
 import type { BlobStore } from '../blob/blob-store.js';
 import type { Caches } from '../cache/caches.js';
 import type { Config } from '../config.js';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/schema.js';
 import type { ObjectWrites } from '../db/object-writes/object-writes.js';
 import type { ResumableWriters } from './resumable-writers.js';
 

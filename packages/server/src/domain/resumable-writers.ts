@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/schema.js';
 import { askResumableWriter, claimResumableWriter, releaseResumableWriter, renewResumableWriter } from '../db/repositories/resumable-uploads.js';
 import { errors } from './errors.js';
 

@@ -5,9 +5,8 @@
  */
 import { createSigner, createVerifier } from 'fast-jwt';
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db/database.js';
 import { findSessionAccount, insertSession, revokeSession as revokeSessionRow } from '../db/repositories/sessions.js';
-import type { AccountRow } from '../db/schema.js';
+import type { AccountRow, Db } from '../db/schema.js';
 import { nowIso } from './clock.js';
 
 export const SESSION_TTL_SECONDS = 30 * 24 * 3600;

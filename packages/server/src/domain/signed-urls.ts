@@ -9,10 +9,9 @@
 import type { SignedUrl } from '@pail/shared';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { Db } from '../db/database.js';
 import { findOwnLiveBucketByStorageName } from '../db/repositories/buckets.js';
 import { findSessionAccount } from '../db/repositories/sessions.js';
-import type { AccountRow, BucketIdentity } from '../db/schema.js';
+import type { AccountRow, BucketIdentity, Db } from '../db/schema.js';
 import type { ApiKeyAuthenticator } from './api-keys.js';
 import { allows, authorize, GRANTED_ACTION } from './authorize.js';
 import { nowIso } from './clock.js';

@@ -12,10 +12,9 @@
  *   the same order. With `delimiter=/` and no search, the folders come first
  *   (by name: descending only when sorting by name descending), then the files.
  */
-import type { BucketRow, ObjectRow } from '../db/schema.js';
+import type { BucketRow, Db, ObjectRow } from '../db/schema.js';
 import { foldName, escapeLike } from '../db/folded-names.js';
 import { listNames, listSortedObjectRows, SORT_COLUMNS, type SortKey, type SortOrder, type SortPosition } from '../db/repositories/sorted-objects.js';
-import type { Db } from '../db/database.js';
 import { errors } from './errors.js';
 
 export const SORT_KEYS = Object.keys(SORT_COLUMNS) as SortKey[];

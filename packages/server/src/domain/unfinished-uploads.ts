@@ -11,7 +11,7 @@
  */
 import type { UnfinishedUpload, UnfinishedUploadKind } from '@pail/shared';
 import { multipartUploadsOf, resumableUploadsOf, type UnfinishedMultipartRow, type UnfinishedResumableRow } from '../db/repositories/unfinished-uploads.js';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/schema.js';
 import { allows, bucketScope } from './authorize.js';
 import { errors } from './errors.js';
 import { abortUpload } from './multipart.js';

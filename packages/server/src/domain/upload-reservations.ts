@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { bodyThrough } from '../blob/joined-streams.js';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/schema.js';
 import { growReservation, releaseReservation, renewReservation } from '../db/repositories/upload-reservations.js';
 import { errors } from './errors.js';
 import type { StoragePorts } from './ports.js';

@@ -1,10 +1,9 @@
 /** Accounts: creation (signup, CLI), plans, and the public view of a user. */
 import { isPlan, type Plan, type User } from '@pail/shared';
 import type { Caches } from '../cache/caches.js';
-import type { Db } from '../db/database.js';
 import { unfinishedHeldBytes } from '../db/repositories/unfinished-uploads.js';
 import { findUserByEmail, insertUser, updatePlan } from '../db/repositories/users.js';
-import type { AccountRow, UserRow } from '../db/schema.js';
+import type { AccountRow, Db, UserRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
 import { hashPassword } from './passwords.js';

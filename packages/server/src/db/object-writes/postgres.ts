@@ -7,7 +7,7 @@
  * are committed together as its next batch, in one transaction with a fixed
  * number of statements (docs/performance.md).
  */
-import type { Db } from '../database.js';
+import type { Db } from '../schema.js';
 import { foldName } from '../folded-names.js';
 import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
 import { heldBesideOf, heldBesideRow, type Holding } from '../repositories/holdings.js';

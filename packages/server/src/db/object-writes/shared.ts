@@ -1,5 +1,5 @@
 /** The writes both dialects make the same way, through Kysely. */
-import type { Db } from '../database.js';
+import type { Db } from '../schema.js';
 import type { StoredVersion } from '../repositories/objects.js';
 import { WriteRefused, type ObjectWrites } from './object-writes.js';
 

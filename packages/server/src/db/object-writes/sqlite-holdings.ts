@@ -9,7 +9,7 @@
  */
 import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import type { Db } from '../database.js';
+import type { Db } from '../schema.js';
 import { heldTerms, type HoldingAndUploads } from '../repositories/holdings.js';
 import type { PartRecorded, RecordPartInput } from '../repositories/multipart.js';
 import type { ReservationInput, ReservationRefusal } from '../repositories/upload-reservations.js';

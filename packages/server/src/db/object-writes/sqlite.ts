@@ -6,7 +6,7 @@
  * through Kysely (docs/performance.md).
  */
 import type SQLite from 'better-sqlite3';
-import type { Db } from '../database.js';
+import type { Db } from '../schema.js';
 import type { Holding } from '../repositories/holdings.js';
 import type { StoredVersion } from '../repositories/objects.js';
 import { foldName } from '../folded-names.js';

@@ -1,7 +1,6 @@
 /** Queries on API keys. Keys are found by the hash of their secret, never by the secret. */
 import { PERMISSIONS, type Permission } from '@pail/shared';
-import type { Db } from '../database.js';
-import type { AccountRow, ApiKeyRow, ApiKeysTable } from '../schema.js';
+import type { AccountRow, ApiKeyRow, ApiKeysTable, Db } from '../schema.js';
 import { ACCOUNT_COLUMNS } from './users.js';
 
 /** What a key may do, as stored; `buckets: null` is every bucket of the owner. */

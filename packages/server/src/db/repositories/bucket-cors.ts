@@ -1,5 +1,5 @@
 /** Queries on bucket_cors: a bucket's CORS rules as one JSON text, or no row for none. */
-import type { Db } from '../database.js';
+import type { Db } from '../schema.js';
 
 export async function findCorsRules(db: Db, bucketId: number): Promise<string | undefined> {
   const row = await db.selectFrom('bucket_cors').select('rules').where('bucket_id', '=', bucketId).executeTakeFirst();

@@ -1,6 +1,5 @@
 /** Queries on buckets. A bucket is live until deleted_at is set; only live buckets are found. */
-import type { Db } from '../database.js';
-import type { BucketRow } from '../schema.js';
+import type { BucketRow, Db } from '../schema.js';
 
 export function insertBucket(
   db: Db,

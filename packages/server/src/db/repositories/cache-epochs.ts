@@ -3,7 +3,7 @@
  * another process may have made it (the `pail` CLI revoking a key or changing
  * a plan), so an embedded server empties its caches (cache-epoch-watch.ts).
  */
-import type { Db } from '../database.js';
+import type { Db } from '../schema.js';
 
 export async function moveCacheEpoch(db: Db): Promise<void> {
   await db

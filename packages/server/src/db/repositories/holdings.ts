@@ -9,8 +9,7 @@
  * same transaction.
  */
 import { sql, type Expression, type QueryCreator } from 'kysely';
-import type { Db } from '../database.js';
-import type { Database } from '../schema.js';
+import type { Database, Db } from '../schema.js';
 
 export interface Holding {
   /** Stored bytes (the user's storage_used_bytes). */

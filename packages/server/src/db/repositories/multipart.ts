@@ -7,8 +7,7 @@
  * the owner's), in the order object commits take them
  * (object-writes/postgres.ts), so none of them deadlock.
  */
-import type { Db } from '../database.js';
-import type { MultipartPartsTable, MultipartUploadsTable } from '../schema.js';
+import type { Db, MultipartPartsTable, MultipartUploadsTable } from '../schema.js';
 import { holding, type CapRule } from './holdings.js';
 
 export type MultipartUploadRow = MultipartUploadsTable;

@@ -1,7 +1,6 @@
 /** Queries that read objects (writes are per dialect, in ../object-writes/). */
 import { sql } from 'kysely';
-import type { Db } from '../database.js';
-import type { BucketRow, ObjectRow } from '../schema.js';
+import type { BucketRow, Db, ObjectRow } from '../schema.js';
 import { partKeys } from './multipart.js';
 
 /** A version whose bytes are to be removed: from the blob store, or (inline) from the database. */

@@ -6,8 +6,7 @@
  * transaction (object-writes: endsResumable), so its bytes count once.
  */
 import type { Selectable } from 'kysely';
-import type { Db } from '../database.js';
-import type { ResumableUploadsTable } from '../schema.js';
+import type { Db, ResumableUploadsTable } from '../schema.js';
 import { holding, type CapRule } from './holdings.js';
 
 /** An upload as the domain sees it (the writer's lease is resumable-writers.ts's alone). */

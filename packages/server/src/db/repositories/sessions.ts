@@ -1,6 +1,5 @@
 /** Queries on login sessions. */
-import type { Db } from '../database.js';
-import type { AccountRow, SessionsTable } from '../schema.js';
+import type { AccountRow, Db, SessionsTable } from '../schema.js';
 import { ACCOUNT_COLUMNS } from './users.js';
 
 export async function insertSession(db: Db, row: SessionsTable): Promise<void> {

@@ -8,9 +8,8 @@
  * listings").
  */
 import { sql } from 'kysely';
-import type { Db } from '../database.js';
 import { escapeLike } from '../folded-names.js';
-import type { ObjectRow } from '../schema.js';
+import type { Db, ObjectRow } from '../schema.js';
 import { OBJECT_COLUMNS } from './objects.js';
 
 export type SortKey = 'name' | 'size' | 'type' | 'updated';

@@ -7,7 +7,7 @@
  * resumable upload's declared length, a multipart upload's kept parts).
  */
 import { sql } from 'kysely';
-import type { Db } from '../database.js';
+import type { Db } from '../schema.js';
 import { heldTerms } from './holdings.js';
 
 /** At most this many of each kind are listed, newest first (an owner with more cancels some, or waits for expiry). */

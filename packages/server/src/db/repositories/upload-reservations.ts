@@ -4,7 +4,7 @@
  * under the owner's row lock (the same lock every write to a user's
  * usage takes), so racing uploads can never together hold more than fits.
  */
-import type { Db } from '../database.js';
+import type { Db } from '../schema.js';
 import { holding, type CapRule } from './holdings.js';
 
 export type ReservationRefusal = 'over-cap' | 'too-many';

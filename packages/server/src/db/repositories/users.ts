@@ -1,6 +1,5 @@
 /** Queries on users. Each takes the database or a transaction. */
-import type { Db } from '../database.js';
-import type { UserRow } from '../schema.js';
+import type { Db, UserRow } from '../schema.js';
 
 /** The columns of an AccountRow, for queries that join users (never the password hash). */
 export const ACCOUNT_COLUMNS = ['users.id', 'users.email', 'users.plan', 'users.storage_used_bytes', 'users.created_at'] as const;
