@@ -16,6 +16,7 @@ import type { Dialect } from './db/migrations.js';
 import type { OpenDatabase } from './db/open-database.js';
 import type { Db } from './db/schema.js';
 import { ApiKeyAuthenticator } from './domain/api-keys.js';
+import { ObjectEvents } from './domain/object-events.js';
 import type { StoragePorts } from './domain/ports.js';
 import { ResumableWriters } from './domain/resumable-writers.js';
 import { sessionTokens, type SessionTokens } from './domain/sessions.js';
@@ -54,7 +55,7 @@ export async function openServices(config: Config, onError: (error: unknown, wha
   const redis = openRedis(config.redisUrl);
   await redisReady(redis, REDIS_READY_WAIT_MS);
   const caches = cachesFor(config, database, redis, { serving: true, onError });
-  const storage = storagePorts(config, database, blobs, caches);
+  const storage = storagePorts(config, database, blobs, caches, onError);
   const secret = await sessionSecret(config.sessionSecret, config.dataDir);
   return {
     config,
@@ -103,12 +104,16 @@ function cachesFor(
   });
 }
 
-function storagePorts(config: Config, database: OpenDatabase, blobs: BlobStore, caches: Caches): StoragePorts {
+function storagePorts(config: Config, database: OpenDatabase, blobs: BlobStore, caches: Caches, onError: (error: unknown, what: string) => void): StoragePorts {
+  const events = new ObjectEvents(onError);
+  // A change of files is answered once the caches have heard of it: no instance serves a lookup older than an answered change.
+  events.listen(caches.onObjectEvent, { beforeAnswer: true });
   return {
     db: database.db,
     writes: database.writes,
     blobs,
     caches,
+    events,
     limits: { plans: config.plans, maxFileBytes: config.maxFileBytes, inlineMaxBytes: config.inlineMaxBytes, maxUploadsPerUser: config.maxUploadsPerUser },
     storageHost: `${config.publicUrl}/storage`,
     durable: database.durable,
@@ -146,10 +151,8 @@ export async function openCommandServices(config: Config): Promise<CommandServic
   };
   try {
     const applied = await migrateToLatest(database.db, database.dialect);
-    const caches = cachesFor(config, database, redis, {
-      serving: false,
-      onError: (error, what) => console.error(`warning: ${what}: ${error instanceof Error ? error.message : String(error)}`),
-    });
+    const onError = (error: unknown, what: string) => console.error(`warning: ${what}: ${error instanceof Error ? error.message : String(error)}`);
+    const caches = cachesFor(config, database, redis, { serving: false, onError });
     return {
       config,
       db: database.db,
@@ -158,7 +161,7 @@ export async function openCommandServices(config: Config): Promise<CommandServic
       caches,
       openStorage: async () => {
         blobs ??= await openBlobStore(config.blob);
-        return storagePorts(config, database, blobs, caches);
+        return storagePorts(config, database, blobs, caches, onError);
       },
       close,
     };

@@ -133,7 +133,10 @@ describe('a PATCH whose body is gone before its bytes are written', () => {
     // Held as a PATCH holds it, its body gone meanwhile (the client reset while it was looked up).
     const release = await storage().resumableWriters.hold(id, () => {});
     try {
-      expect(await within(5000, appendToResumableUpload(storage(), upload, owner, 100_000, goneBody(), true))).toEqual({ offset: 100_000, finished: null });
+      expect(await within(5000, appendToResumableUpload(storage(), upload, owner, 100_000, goneBody(), { rawRequestBody: true }))).toEqual({
+        offset: 100_000,
+        finished: null,
+      });
     } finally {
       await release();
     }
@@ -215,7 +218,7 @@ describe('ending an upload while a PATCH is still writing it', () => {
     const bucketRow = (await findOwnLiveBucket(storage().db, owner.id, bucket.id))!;
     const upload = await findOwnResumableUpload(storage(), id, owner, bucketRow);
     // Ended by someone who did not wait for this writer (as another instance may once its lease ran out).
-    expect(await removeResumableUpload(storage().db, id)).toBe(true);
+    expect(await removeResumableUpload(storage().db, id)).toEqual({ owner_id: owner.id, bucket_id: bucket.id, filename: 'orphan.bin' });
     await expect(appendToResumableUpload(storage(), upload, owner, 0, Readable.from([randomBytes(40_000)]))).rejects.toMatchObject({ status: 409 });
     expect(await staged(id)).toEqual([]);
   });

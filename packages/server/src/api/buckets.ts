@@ -65,7 +65,7 @@ export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): v
     tag,
     schema: { params: BucketParams, response: { 200: MessageSchema } },
     handler: async (request) => {
-      await deleteBucket(storage, signedIn(request).id, request.params.id);
+      await deleteBucket(storage, signedIn(request).id, request.params.id, 'deleteBucket');
       return { message: 'Bucket deleted successfully' };
     },
   });

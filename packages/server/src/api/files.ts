@@ -72,7 +72,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
       const result = await withMultipartFile(request, (file) => {
         const filename = parseFilename(baseName(file.filename ?? ''));
         const contentType = partContentType(filename, file.mimetype);
-        return uploadObject(storage, { owner: user, bucket, filename, body: file.stream, contentType, beforeCommit: file.rest });
+        return uploadObject(storage, { owner: user, bucket, filename, body: file.stream, contentType, beforeCommit: file.rest, operation: 'uploadMultipart' });
       });
       return reply.code(201).send({ data: result });
     },
@@ -105,7 +105,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
     handler: async (request) => {
       const bucket = await getOwnBucket(db, signedIn(request).id, request.params.id);
       const aliased = api === 'developer' ? nameBeforeSuffix(request, 'delete') : null;
-      await deleteObject(storage, bucket, parseFilename(aliased ?? request.params['*']));
+      await deleteObject(storage, bucket, parseFilename(aliased ?? request.params['*']), 'deleteFile');
       return { message: 'File deleted successfully' };
     },
   });
@@ -162,6 +162,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
           rawRequestBody: true,
           contentType: contentTypeFor(filename, request.headers['content-type']),
           declaredSize: declaredLength(request),
+          operation: 'uploadRaw',
         });
         return reply.code(201).send({ data: result });
       },

@@ -62,6 +62,7 @@ export function registerStorageUrlRoutes(app: Scope, ctx: AppContext): void {
             contentType: signedUploadType(principal.grant, header, contentTypeFor(filename, header)),
             declaredSize: declaredLength(request),
             maxBytes: principal.grant.maxBytes,
+            operation: 'uploadBySignedUrl',
           });
           return reply.code(201).send({ data: result });
         },

@@ -42,7 +42,7 @@ export function registerUnfinishedUploadRoutes(scope: Scope, ctx: AppContext, ap
     tag,
     schema: { params: CancelParams, response: { 200: Data(UnfinishedUploadSchema) } },
     handler: async (request) => ({
-      data: await cancelUnfinishedUpload(ctx.storage, accountOf(request), request.params.kind, request.params.upload),
+      data: await cancelUnfinishedUpload(ctx.storage, accountOf(request), request.params.kind, request.params.upload, 'cancelUnfinishedUpload'),
     }),
   });
 }

@@ -12,7 +12,9 @@
  *   not kept at all.
  *
  * A change calls changed(kind) once, after it committed and before it is
- * answered; a request calls refresh() before it consults any cache.
+ * answered; a change of files reaches it as an announcement
+ * (domain/object-events.ts) that onObjectEvent hears. A request calls
+ * refresh() before it consults any cache.
  */
 import { LRUCache } from 'lru-cache';
 import type { KeyOwner } from '../db/repositories/api-keys.js';
@@ -20,6 +22,7 @@ import { moveCacheEpoch } from '../db/repositories/cache-epochs.js';
 import type { ReadableObject } from '../db/repositories/objects.js';
 import type { BucketIdentity, Db } from '../db/schema.js';
 import type { BucketRules } from '../domain/bucket-rules.js';
+import type { ObjectEvent } from '../domain/object-events.js';
 import { MetadataCache } from './metadata-cache.js';
 import { ObjectCache } from './object-cache.js';
 import type { EpochKind, SharedEpochs } from './shared-epochs.js';
@@ -76,15 +79,25 @@ export class Caches {
   /**
    * A change of this kind committed: nothing learnt before it is served
    * again, here, on other instances (Redis) or in a server that shares this
-   * SQLite file with the calling process (the CLI).
+   * SQLite file with the calling process (the CLI). Undefined when there is
+   * nothing to wait for (one process: its own caches forget at once).
    */
-  async changed(kind: ChangeKind): Promise<void> {
+  changed(kind: ChangeKind): Promise<void> | undefined {
     const local = kind === 'keys' ? this.keyOwners : kind === 'objects' ? this.objects : this.bucketRules;
     local?.distrust();
     // Key and plan changes can come from the CLI, a process with no caches of its own.
-    if (kind === 'keys' && this.options.db) await moveCacheEpoch(this.options.db);
+    const announced = kind === 'keys' && this.options.db ? moveCacheEpoch(this.options.db) : undefined;
     const shared = this.options.shared;
-    if (!shared) return;
+    return shared ? this.share(shared, kind, local, announced) : announced;
+  }
+
+  private async share(
+    shared: SharedEpochs,
+    kind: ChangeKind,
+    local: { adopt(epoch: number): void } | null,
+    announced: Promise<void> | undefined,
+  ): Promise<void> {
+    await announced;
     try {
       const epoch = await shared.bump(kind);
       local?.adopt(epoch);
@@ -93,6 +106,29 @@ export class Caches {
       this.options.onError(error, 'cache invalidation did not reach Redis');
     }
   }
+
+  /**
+   * A committed change of files (domain/object-events.ts; the answer waits
+   * for this): lookups of files are stale wherever they are kept, and a
+   * retired version's bytes leave memory (never served again anyway: blob keys
+   * are never reused). The purge after a bucket's removal changes no lookup:
+   * the removal already made every one of its files unfindable.
+   */
+  readonly onObjectEvent = (event: ObjectEvent): Promise<void> | undefined => {
+    switch (event.type) {
+      case 'object-created':
+        if (event.replaced !== null) this.bytes.forget(event.replaced);
+        return this.changed('objects');
+      case 'object-removed':
+        this.bytes.forget(event.storageKey);
+        return event.cause === 'deleted' ? this.changed('objects') : undefined;
+      case 'bucket-removed':
+        return this.changed('objects');
+      case 'upload-ended':
+        // No cached lookup holds an upload.
+        return undefined;
+    }
+  };
 
   private distrust(): void {
     this.keyOwners?.distrust();

@@ -31,7 +31,7 @@ export class ObjectCache {
     if (this.fits(bytes.length)) this.cache?.set(key, bytes);
   }
 
-  delete(keys: string[]): void {
-    for (const key of keys) this.cache?.delete(key);
+  forget(key: string): void {
+    this.cache?.delete(key);
   }
 }

@@ -20,7 +20,7 @@ export interface GcReport {
 }
 
 export async function collectGarbage(
-  ports: Pick<StoragePorts, 'db' | 'writes' | 'blobs' | 'caches' | 'durable'>,
+  ports: Pick<StoragePorts, 'db' | 'writes' | 'blobs' | 'events' | 'durable'>,
   graceSeconds: number,
   now = Date.now(),
 ): Promise<GcReport> {

@@ -43,6 +43,8 @@ export interface CompleteInput {
   condition?: WriteCondition | undefined;
   /** The whole object's checksums the client states (algorithm to base64): the one the upload keeps must match. */
   sentChecksums?: Record<string, string>;
+  /** The door's name for the request, for whoever hears of the new file (UploadInput.operation). */
+  operation?: string;
 }
 
 export interface Completed extends UploadResult {
@@ -75,6 +77,7 @@ export async function completeUpload(ports: StoragePorts, input: CompleteInput):
     ...(input.condition ? { condition: input.condition } : {}),
     // The upload and every part it kept (listed or not) end with the object's commit, in its transaction.
     endsUpload: upload.id,
+    operation: input.operation,
   };
   // The part blobs are copied into the object's without a pass over the bytes in Pail, unless a
   // FULL_OBJECT checksum needs one, or the object is small enough to be kept inline (uploadObject).

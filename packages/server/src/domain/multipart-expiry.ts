@@ -8,23 +8,29 @@
  * garbage collection removes.
  */
 import { removeUpload, uploadsBegunBefore } from '../db/repositories/multipart.js';
+import { announceEnded } from './multipart.js';
 import { dropBlobs } from './object-bytes.js';
 import type { StoragePorts } from './ports.js';
 
 const BATCH = 100;
 
 /** Removes every upload begun more than `maxAgeSeconds` before `now`; returns how many this call removed. */
-export async function expireMultipartUploads(ports: Pick<StoragePorts, 'db' | 'blobs' | 'durable'>, maxAgeSeconds: number, now = Date.now()): Promise<number> {
+export async function expireMultipartUploads(
+  ports: Pick<StoragePorts, 'db' | 'blobs' | 'events' | 'durable'>,
+  maxAgeSeconds: number,
+  now = Date.now(),
+): Promise<number> {
   const cutoff = new Date(now - maxAgeSeconds * 1000).toISOString();
   let removed = 0;
   for (;;) {
     const ids = await uploadsBegunBefore(ports.db, cutoff, BATCH);
     for (const id of ids) {
-      const keys = await removeUpload(ports.db, id);
+      const ended = await removeUpload(ports.db, id);
       // Null: another instance's sweep, an abort or a completion ended it first, and deletes its blobs.
-      if (keys === null) continue;
+      if (ended === null) continue;
       removed += 1;
-      await dropBlobs(ports, keys);
+      await announceEnded(ports, id, ended, 'expired', null);
+      await dropBlobs(ports, ended.partKeys);
     }
     if (ids.length < BATCH) return removed;
   }

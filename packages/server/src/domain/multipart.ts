@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { BlobTooLargeError } from '../blob/blob-store.js';
-import { findPart, findUpload, insertUpload, removeUpload, type MultipartUploadRow } from '../db/repositories/multipart.js';
+import { findPart, findUpload, insertUpload, removeUpload, type MultipartUploadRow, type RemovedUpload } from '../db/repositories/multipart.js';
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { bucketRules, checkDeclaredType } from './bucket-rules.js';
 import { errors } from './errors.js';
@@ -133,10 +133,31 @@ export async function storePart(ports: StoragePorts, input: PartInput): Promise<
   }
 }
 
-/** Ends an upload without an object: its parts and their bytes go. */
-export async function abortUpload(ports: StoragePorts, bucket: BucketIdentity, uploadId: string): Promise<void> {
+/** Ends an upload without an object: its parts and their bytes go. `operation`: the door's name for the request, for whoever hears of it. */
+export async function abortUpload(ports: StoragePorts, bucket: BucketIdentity, uploadId: string, operation?: string): Promise<void> {
   await requireUpload(ports, bucket, uploadId);
-  const keys = await removeUpload(ports.db, uploadId);
-  if (keys === null) throw noSuchUpload();
-  await dropBlobs(ports, keys);
+  const removed = await removeUpload(ports.db, uploadId);
+  if (removed === null) throw noSuchUpload();
+  await announceEnded(ports, uploadId, removed, 'aborted', operation ?? null);
+  await dropBlobs(ports, removed.partKeys);
+}
+
+/** An upload ended without an object, announced (object-events.ts). */
+export function announceEnded(
+  ports: Pick<StoragePorts, 'events'>,
+  uploadId: string,
+  { upload }: RemovedUpload,
+  outcome: 'aborted' | 'expired',
+  operation: string | null,
+): Promise<void> | undefined {
+  return ports.events.announce({
+    type: 'upload-ended',
+    kind: 'multipart',
+    uploadId,
+    ownerId: upload.owner_id,
+    bucketId: upload.bucket_id,
+    filename: upload.filename,
+    outcome,
+    operation,
+  });
 }

@@ -39,18 +39,14 @@ export async function objectBody(ports: BytePorts, object: ObjectRow, range: Byt
 type RemovalPorts = Pick<StoragePorts, 'blobs' | 'durable'>;
 
 /**
- * Forgets replaced or deleted versions' bytes: from memory, and from the blob
- * store (inline bytes left with the transaction that retired them), as
- * dropBlobs does. After an upload or a delete this is best effort, as garbage
- * collection finds what a crash or a store outage leaves; a bucket's purge
- * (`strict`) must not go on to remove rows whose blobs are still there.
+ * Deletes replaced or deleted versions' bytes from the blob store (inline
+ * bytes left with the transaction that retired them; a copy in memory with
+ * the change's announcement, cache/caches.ts), as dropBlobs does. After an
+ * upload or a delete this is best effort, as garbage collection finds what a
+ * crash or a store outage leaves; a bucket's purge (`strict`) must not go on
+ * to remove rows whose blobs are still there.
  */
-export async function retireVersions(
-  ports: RemovalPorts & Pick<StoragePorts, 'caches'>,
-  versions: StoredVersion[],
-  options: { strict?: boolean } = {},
-): Promise<void> {
-  ports.caches.bytes.delete(versions.map((version) => version.storage_key));
+export async function retireVersions(ports: RemovalPorts, versions: StoredVersion[], options: { strict?: boolean } = {}): Promise<void> {
   const inStore = versions.filter((version) => !version.inline).map((version) => version.storage_key);
   await dropBlobs(ports, inStore, options);
 }

@@ -166,7 +166,8 @@ function decodeCursor(cursor: string): string {
   return filename;
 }
 
-export async function deleteObject(ports: StoragePorts, bucket: BucketRow, filename: string): Promise<void> {
+/** Deletes a file; `operation` is the door's name for the request, for whoever hears of it (object-events.ts). */
+export async function deleteObject(ports: StoragePorts, bucket: BucketRow, filename: string, operation?: string): Promise<void> {
   let removed;
   try {
     removed = await ports.writes.deleteVersion(bucket, filename);
@@ -174,7 +175,18 @@ export async function deleteObject(ports: StoragePorts, bucket: BucketRow, filen
     if (error instanceof WriteRefused) throw error.refusal === 'no-file' ? errors.fileNotFound() : errors.bucketNotFound();
     throw error;
   }
-  await ports.caches.changed('objects');
+  await ports.events.announce({
+    type: 'object-removed',
+    ownerId: bucket.owner_id,
+    bucketId: bucket.id,
+    bucketStorageName: bucket.storage_name,
+    filename,
+    storageKey: removed.storage_key,
+    size: removed.size,
+    etag: removed.etag,
+    cause: 'deleted',
+    operation: operation ?? null,
+  });
   await retireVersions(ports, [removed]);
 }
 

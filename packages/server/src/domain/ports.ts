@@ -7,6 +7,7 @@ import type { Caches } from '../cache/caches.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/schema.js';
 import type { ObjectWrites } from '../db/object-writes/object-writes.js';
+import type { ObjectEvents } from './object-events.js';
 import type { ResumableWriters } from './resumable-writers.js';
 
 export type PlanLimits = Config['plans'];
@@ -25,6 +26,8 @@ export interface StoragePorts {
   writes: ObjectWrites;
   blobs: BlobStore;
   caches: Caches;
+  /** Where every committed change of files is announced, and heard by the caches (object-events.ts). */
+  events: ObjectEvents;
   limits: StorageLimits;
   /** `<public_url>/storage`: the host part of every object's `url`. */
   storageHost: string;

@@ -109,6 +109,8 @@ export async function receiveResumableBytes(
     arrival?: number;
     /** The body is the raw request: its chunks are this upload's alone (PutOptions.releaseChunks). */
     rawRequestBody?: boolean;
+    /** The door's name for the request, for whoever hears of the file or of the upload's end (object-events.ts). */
+    operation?: string;
   } = {},
 ): Promise<{ offset: number; finished: UploadResult | null }> {
   // A cut connection may fail the body while the upload is looked up: the append keeps what arrived (or nothing) then.
@@ -127,7 +129,7 @@ export async function receiveResumableBytes(
     const upload = await findOwnResumableUpload(ports, id, caller.owner, caller.bucket);
     // Cut, or ended by a newer request, while it waited: nothing to write (and no end event will come to wait for).
     if (body.readableAborted) return { offset: upload.received, finished: null };
-    return await appendToResumableUpload(ports, upload, caller.owner, offset, body, options.rawRequestBody === true);
+    return await appendToResumableUpload(ports, upload, caller.owner, offset, body, options);
   } finally {
     await release();
   }
@@ -146,9 +148,14 @@ export async function appendToResumableUpload(
   owner: AccountRow,
   offset: number,
   body: Readable,
-  /** The body is the raw request: its chunks are this upload's alone (PutOptions.releaseChunks). */
-  rawRequestBody = false,
+  options: {
+    /** The body is the raw request: its chunks are this upload's alone (PutOptions.releaseChunks). */
+    rawRequestBody?: boolean;
+    /** The door's name for the request (receiveResumableBytes). */
+    operation?: string;
+  } = {},
 ): Promise<{ offset: number; finished: UploadResult | null }> {
+  const operation = options.operation ?? null;
   // A cut connection may fail the body while the rules are looked up: the append keeps what arrived (or nothing) then.
   body.on('error', () => {});
   if (offset !== upload.received) throw errors.offsetMismatch(`Upload-Offset ${offset} does not match the upload's offset ${upload.received}`);
@@ -165,7 +172,7 @@ export async function appendToResumableUpload(
         contentType = await checkedType(rules, upload.content_type, peeked.head);
       } catch (error) {
         body.resume();
-        await endHeldResumableUpload(ports, upload.id);
+        await endHeldResumableUpload(ports, upload.id, { outcome: 'refused', operation });
         throw error;
       }
     }
@@ -175,7 +182,7 @@ export async function appendToResumableUpload(
   if (hashing.tap) stream = pipeline(stream, hashing.tap, () => {});
   let received: number;
   try {
-    received = await ports.blobs.staging.append(upload.id, offset, stream, upload.length - offset, { releaseChunks: rawRequestBody });
+    received = await ports.blobs.staging.append(upload.id, offset, stream, upload.length - offset, { releaseChunks: options.rawRequestBody === true });
   } catch (error) {
     hashes.forget(upload.id);
     throw error;
@@ -195,16 +202,16 @@ export async function appendToResumableUpload(
     }
   }
   if (received < upload.length) return { offset: received, finished: null };
-  const finished = await finishResumableUpload(ports, { ...upload, received, ...(contentType ? { content_type: contentType } : {}) }, owner);
+  const finished = await finishResumableUpload(ports, { ...upload, received, ...(contentType ? { content_type: contentType } : {}) }, owner, operation);
   return { offset: received, finished };
 }
 
 /** Every byte arrived: the staged bytes become the file's blob, committed as any upload, the upload ending in the commit. */
-async function finishResumableUpload(ports: StoragePorts, upload: ResumableUploadRow, owner: AccountRow): Promise<UploadResult> {
+async function finishResumableUpload(ports: StoragePorts, upload: ResumableUploadRow, owner: AccountRow, operation: string | null): Promise<UploadResult> {
   // Still live? (Deleted since the upload began: the upload ends with it.)
   const bucket = await findOwnLiveBucket(ports.db, owner.id, upload.bucket_id);
   if (!bucket) {
-    await endHeldResumableUpload(ports, upload.id);
+    await endHeldResumableUpload(ports, upload.id, { outcome: 'refused', operation });
     throw errors.bucketNotFound();
   }
   const storageKey = `${bucket.storage_name}/${timeOrderedUuid()}`;
@@ -218,12 +225,19 @@ async function finishResumableUpload(ports: StoragePorts, upload: ResumableUploa
     size: upload.length,
     endsResumable: upload.id,
     ...withHash(hashes.finish(upload.id, upload.length)),
+    ...(operation !== null ? { operation } : {}),
   });
 }
 
 const withHash = (contentHash: string | undefined) => (contentHash === undefined ? {} : { contentHash });
 
-type EndPorts = Pick<StoragePorts, 'db' | 'blobs' | 'durable' | 'resumableWriters'>;
+type EndPorts = Pick<StoragePorts, 'db' | 'blobs' | 'events' | 'durable' | 'resumableWriters'>;
+
+/** Why an upload ends without a file, and the door's name for the request that ended it (null: the expiry sweep). */
+export interface ResumableEnding {
+  outcome: 'aborted' | 'refused' | 'expired';
+  operation: string | null;
+}
 
 /**
  * Ends an upload without a file (cancelled, expired): once it holds the
@@ -231,22 +245,38 @@ type EndPorts = Pick<StoragePorts, 'db' | 'blobs' | 'durable' | 'resumableWriter
  * a newer request, and records what it kept before its staged bytes go; false
  * when it had already ended.
  */
-export function endResumableUpload(ports: EndPorts, id: string): Promise<boolean> {
-  return whileHeld(ports, id, () => endHeldResumableUpload(ports, id));
+export function endResumableUpload(ports: EndPorts, id: string, ending: ResumableEnding): Promise<boolean> {
+  return whileHeld(ports, id, () => endHeldResumableUpload(ports, id, ending));
 }
 
 /**
  * Ends an upload the caller holds (tus termination, a refusal or a deleted
  * bucket met by the request writing it): its row (and so its hold on the cap)
- * and its staged bytes go. Nobody else writes it, so nothing is staged after.
+ * and its staged bytes go, and its end is announced. Nobody else writes it,
+ * so nothing is staged after.
  */
-export async function endHeldResumableUpload(ports: Pick<StoragePorts, 'db' | 'blobs' | 'durable'>, id: string): Promise<boolean> {
+export async function endHeldResumableUpload(
+  ports: Pick<StoragePorts, 'db' | 'blobs' | 'events' | 'durable'>,
+  id: string,
+  ending: ResumableEnding,
+): Promise<boolean> {
   hashes.forget(id);
   const removed = await removeResumableUpload(ports.db, id);
   await ports.durable();
+  if (removed) {
+    await ports.events.announce({
+      type: 'upload-ended',
+      kind: 'resumable',
+      uploadId: id,
+      ownerId: removed.owner_id,
+      bucketId: removed.bucket_id,
+      filename: removed.filename,
+      ...ending,
+    });
+  }
   // The row is gone, so the bytes are never read again; a failure here leaves them to the operator (garbage collection skips staging).
   await ports.blobs.staging.remove(id).catch(() => {});
-  return removed;
+  return removed !== undefined;
 }
 
 /** `work` while this caller holds upload `id`; asked to stop meanwhile, it finishes first (it is short). */
@@ -270,7 +300,7 @@ export async function expireResumableUploads(ports: EndPorts, maxIdleSeconds: nu
       const ended = await whileHeld(ports, id, async () => {
         // A request that was writing it may have recorded bytes before it let go: the upload is then not idle.
         const row = await findResumableUpload(ports.db, id);
-        return row !== undefined && row.updated_at < cutoff && (await endHeldResumableUpload(ports, id));
+        return row !== undefined && row.updated_at < cutoff && (await endHeldResumableUpload(ports, id, { outcome: 'expired', operation: null }));
       }).catch((error: unknown) => {
         // Still written by a request that does not let go (409): left for the next sweep.
         if (!(error instanceof AppError)) throw error;

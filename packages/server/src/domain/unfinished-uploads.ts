@@ -68,24 +68,28 @@ export async function listUnfinishedUploads(
   return { uploads, heldBytes: uploads.reduce((sum, upload) => sum + upload.held_bytes, 0) };
 }
 
-/** Ends one of the owner's unfinished uploads without a file; NotFound for anyone else's, one the principal may not see, or one that ended. */
+/**
+ * Ends one of the owner's unfinished uploads without a file; NotFound for anyone else's, one the principal may not see, or one that ended.
+ * `operation`: the door's name for the request, for whoever hears of the end (object-events.ts).
+ */
 export async function cancelUnfinishedUpload(
   ports: StoragePorts,
   principal: AccountPrincipal,
   kind: UnfinishedUploadKind,
   id: string,
+  operation?: string,
 ): Promise<UnfinishedUpload> {
   const owner = principal.user;
   const buckets = bucketScope(principal);
   if (kind === 'resumable') {
     const [row] = await resumableUploadsOf(ports.db, owner.id, buckets, id);
-    if (!row || !(await endResumableUpload(ports, row.id))) throw errors.uploadNotFound();
+    if (!row || !(await endResumableUpload(ports, row.id, { outcome: 'aborted', operation: operation ?? null }))) throw errors.uploadNotFound();
     return resumableView(row);
   }
   const [row] = await multipartUploadsOf(ports.db, owner.id, buckets, id);
   if (!row) throw errors.uploadNotFound();
   try {
-    await abortUpload(ports, { id: row.bucket_id, owner_id: owner.id, storage_name: row.storage_name }, row.id);
+    await abortUpload(ports, { id: row.bucket_id, owner_id: owner.id, storage_name: row.storage_name }, row.id, operation);
   } catch (error) {
     // Completed or aborted since it was read.
     if (error instanceof MultipartRefused) throw errors.uploadNotFound();

@@ -5,7 +5,8 @@
  * owner's lock in that transaction) and retires the replaced version. A small
  * file's bytes are written in that same transaction. A crash anywhere leaves
  * the old version or the new one, and at worst an unreferenced blob that
- * garbage collection removes later.
+ * garbage collection removes later. Once committed, the new version is
+ * announced (object-events.ts) before the replaced one's bytes go.
  */
 import { isFolderMarker, type UploadResult } from '@pail/shared';
 import { randomUUID } from 'node:crypto';
@@ -65,6 +66,8 @@ export interface UploadInput {
    * anything is committed.
    */
   beforeCommit?: () => Promise<void>;
+  /** The door's name for the request (PutObject, uploadRaw, …), for whoever hears of the new file (object-events.ts). */
+  operation?: string;
 }
 
 /** Refuses a conditional write that cannot succeed as things stand, before any byte is read; the commit checks again. */
@@ -130,7 +133,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       }
     }
     // Small files too: the commit asks the cap with everything the owner holds.
-    const { replaced, endedParts } = await commit(ports, quota, input.beforeCommit, {
+    const change: CommitInput = {
       ownerId: owner.id,
       quota,
       ...(reservation ? { reservationId: reservation.id } : {}),
@@ -144,11 +147,8 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       ...checksumsOf(input),
       ...(input.condition ? { condition: input.condition } : {}),
       ...(input.endsUpload !== undefined ? { endsUpload: input.endsUpload } : {}),
-    });
-    await ports.caches.changed('objects');
-    if (replaced) await retireVersions(ports, [replaced]);
-    await dropBlobs(ports, endedParts);
-    return { filename, size: stored.size, updated: replaced !== null };
+    };
+    return await afterCommit(ports, bucket, change, await commit(ports, quota, input.beforeCommit, change), input.operation);
   } finally {
     await reservation?.release();
   }
@@ -162,7 +162,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
  */
 export async function uploadConcatenated(
   ports: StoragePorts,
-  input: Pick<UploadInput, 'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'checksums' | 'condition' | 'endsUpload'> & {
+  input: Pick<UploadInput, 'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'checksums' | 'condition' | 'endsUpload' | 'operation'> & {
     /** The blobs, in order, and their total size (they are all held against the cap: heldBytes). */
     sources: string[];
     size: number;
@@ -199,7 +199,7 @@ export async function uploadConcatenated(
  */
 export async function commitStoredBlob(
   ports: StoragePorts,
-  input: Pick<UploadInput, 'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'checksums' | 'condition' | 'endsUpload'> & {
+  input: Pick<UploadInput, 'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'checksums' | 'condition' | 'endsUpload' | 'operation'> & {
     storageKey: string;
     size: number;
     contentHash?: string;
@@ -212,7 +212,7 @@ export async function commitStoredBlob(
   const { owner, bucket, filename, storageKey } = input;
   const quota = capOf(ports.limits, owner);
   const contentHash = input.contentHash ?? (await storedContentHash(ports, storageKey));
-  const { replaced, endedParts } = await commit(ports, quota, undefined, {
+  const change: CommitInput = {
     ownerId: owner.id,
     quota,
     ...(input.reservationId !== undefined ? { reservationId: input.reservationId } : {}),
@@ -227,11 +227,50 @@ export async function commitStoredBlob(
     ...(input.condition ? { condition: input.condition } : {}),
     ...(input.endsUpload !== undefined ? { endsUpload: input.endsUpload } : {}),
     ...(input.endsResumable !== undefined ? { endsResumable: input.endsResumable } : {}),
+  };
+  return afterCommit(ports, bucket, change, await commit(ports, quota, undefined, change), input.operation);
+}
+
+/**
+ * After a commit: the new version is announced (and the upload it completed,
+ * if any), then the replaced version's bytes and the ended upload's part
+ * blobs are deleted.
+ */
+async function afterCommit(
+  ports: StoragePorts,
+  bucket: BucketIdentity,
+  change: CommitInput,
+  committed: Committed,
+  door: string | undefined,
+): Promise<UploadResult> {
+  const { ownerId, filename } = change;
+  const operation = door ?? null;
+  const { replaced } = committed;
+  await ports.events.announce({
+    type: 'object-created',
+    ownerId,
+    bucketId: bucket.id,
+    bucketStorageName: bucket.storage_name,
+    filename,
+    storageKey: change.storageKey,
+    size: change.size,
+    etag: change.contentHash,
+    contentType: change.contentType,
+    replaced: replaced?.storage_key ?? null,
+    operation,
   });
-  await ports.caches.changed('objects');
+  const ended =
+    change.endsUpload !== undefined
+      ? { kind: 'multipart' as const, uploadId: change.endsUpload }
+      : change.endsResumable !== undefined
+        ? { kind: 'resumable' as const, uploadId: change.endsResumable }
+        : null;
+  if (ended) {
+    await ports.events.announce({ type: 'upload-ended', ...ended, ownerId, bucketId: bucket.id, filename, outcome: 'completed', operation });
+  }
   if (replaced) await retireVersions(ports, [replaced]);
-  await dropBlobs(ports, endedParts);
-  return { filename, size: input.size, updated: replaced !== null };
+  await dropBlobs(ports, committed.endedParts);
+  return { filename, size: change.size, updated: replaced !== null };
 }
 
 /** The content hash of a stored blob, read back (content-hash.ts). */

@@ -71,6 +71,7 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
       metadata: metadataOf(Object.fromEntries(fields)),
       etag: checked.md5Hex,
       ...(policy.length ? { maxBytes: policy.length.max } : {}),
+      operation: 'PostObject',
     });
     await form.finished;
     return answer(request, reply, fields, { bucket: bucketName, key, etag: `"${checked.md5Hex()}"` });

@@ -37,6 +37,7 @@ export async function patchResumableUpload(
   if (request.headers['upload-length'] !== undefined) throw errors.validation('Upload-Length is set when the upload is created, not later');
   const result = await receiveResumableBytes(ports, caller.uploadId, caller, Number(rawOffset), request.raw, {
     rawRequestBody: true,
+    operation: 'resumeUpload',
     ...(caller.arrival !== undefined ? { arrival: caller.arrival } : {}),
   });
   reply.code(204).header('upload-offset', String(result.offset));

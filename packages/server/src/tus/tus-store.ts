@@ -94,7 +94,8 @@ export class PailTusStore extends DataStore {
     const row = await this.own(id);
     const current = context();
     try {
-      const result = await appendToResumableUpload(this.ports, row, current.owner, offset, stream);
+      // Only a creation carries bytes through here: a PATCH is Pail's own (patch.ts).
+      const result = await appendToResumableUpload(this.ports, row, current.owner, offset, stream, { operation: 'createResumableUpload' });
       if (result.finished) current.finished = result.finished;
       return result.offset;
     } catch (error) {
@@ -105,7 +106,7 @@ export class PailTusStore extends DataStore {
   override async remove(id: string): Promise<void> {
     await this.own(id);
     // tus holds the upload (PailTusLocker) while it ends it.
-    await endHeldResumableUpload(this.ports, id);
+    await endHeldResumableUpload(this.ports, id, { outcome: 'aborted', operation: 'resumeUpload' });
   }
 
   override async deleteExpired(): Promise<number> {

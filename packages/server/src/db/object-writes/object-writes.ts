@@ -7,7 +7,7 @@
  */
 import type { CapRule } from '../repositories/holdings.js';
 import type { PartRecorded, RecordPartInput } from '../repositories/multipart.js';
-import type { StoredVersion } from '../repositories/objects.js';
+import type { RemovedVersion, StoredVersion } from '../repositories/objects.js';
 import type { ReservationInput, ReservationRefusal } from '../repositories/upload-reservations.js';
 
 export interface CommitInput {
@@ -80,9 +80,9 @@ export interface ObjectWrites {
    */
   commitUpload(input: CommitInput): Promise<Committed>;
   /** Removes a file's row (and inline bytes), its bucket's counts and its owner's usage in one transaction. */
-  deleteVersion(bucket: { id: number; owner_id: number }, filename: string): Promise<StoredVersion>;
-  /** Removes purged versions' rows and inline bytes (their blobs are already gone). */
-  removePurged(bucketId: number, versions: StoredVersion[]): Promise<void>;
+  deleteVersion(bucket: { id: number; owner_id: number }, filename: string): Promise<RemovedVersion>;
+  /** Removes purged versions' rows and inline bytes (their blobs are already gone); returns the rows this call removed. */
+  removePurged(bucketId: number, versions: StoredVersion[]): Promise<RemovedVersion[]>;
   /** A small file's bytes; undefined when there are none under that key. */
   readInline(storageKey: string): Promise<Buffer | undefined>;
   /** Holds bytes for an upload in flight if they fit the cap (repositories/upload-reservations.ts), or says why not. */

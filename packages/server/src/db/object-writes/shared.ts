@@ -1,6 +1,6 @@
 /** The writes both dialects make the same way, through Kysely. */
 import type { Db } from '../schema.js';
-import type { StoredVersion } from '../repositories/objects.js';
+import type { RemovedVersion, StoredVersion } from '../repositories/objects.js';
 import { WriteRefused, type ObjectWrites } from './object-writes.js';
 
 export async function deleteInlineBytes(db: Db, storageKeys: string[]): Promise<void> {
@@ -20,7 +20,7 @@ export function deleteVersionWith(db: Db, lockBucket: (trx: Db, bucketId: number
         .deleteFrom('objects')
         .where('bucket_id', '=', bucket.id)
         .where('filename', '=', filename)
-        .returning(['storage_key', 'size', 'inline'])
+        .returning(['filename', 'storage_key', 'size', 'inline', 'etag'])
         .executeTakeFirst();
       if (!old) throw new WriteRefused('no-file');
       if (old.inline) await deleteInlineBytes(trx, [old.storage_key]);
@@ -37,19 +37,19 @@ export function deleteVersionWith(db: Db, lockBucket: (trx: Db, bucketId: number
         .set((eb) => ({ storage_used_bytes: eb('storage_used_bytes', '-', old.size) }))
         .where('id', '=', bucket.owner_id)
         .execute();
-      return { storage_key: old.storage_key, inline: old.inline };
+      return old;
     });
 }
 
 export function removePurgedWith(db: Db): ObjectWrites['removePurged'] {
   return async (bucketId, versions) => {
-    if (versions.length === 0) return;
-    await db.transaction().execute(async (trx) => {
+    if (versions.length === 0) return [];
+    return db.transaction().execute(async (trx) => {
       await deleteInlineBytes(
         trx,
         versions.filter((version) => version.inline).map((version) => version.storage_key),
       );
-      await trx
+      return trx
         .deleteFrom('objects')
         .where('bucket_id', '=', bucketId)
         .where(
@@ -57,6 +57,7 @@ export function removePurgedWith(db: Db): ObjectWrites['removePurged'] {
           'in',
           versions.map((version) => version.storage_key),
         )
+        .returning(['filename', 'storage_key', 'size', 'inline', 'etag'])
         .execute();
     });
   };
@@ -70,4 +71,4 @@ export function readInlineWith(db: Db): ObjectWrites['readInline'] {
   };
 }
 
-export type { StoredVersion };
+export type { RemovedVersion, StoredVersion };

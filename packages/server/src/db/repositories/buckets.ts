@@ -1,5 +1,5 @@
 /** Queries on buckets. A bucket is live until deleted_at is set; only live buckets are found. */
-import type { BucketRow, Db } from '../schema.js';
+import type { BucketIdentity, BucketRow, Db } from '../schema.js';
 
 export function insertBucket(
   db: Db,
@@ -96,9 +96,10 @@ export async function setBucketPublic(db: Db, bucketId: number, isPublic: boolea
 
 /**
  * Marks the owner's live bucket deleted and gives its bytes back to the
- * owner's usage, in one transaction. False when there was no such bucket.
+ * owner's usage, in one transaction. The bucket as it was, or undefined when
+ * there was no such bucket.
  */
-export function softDeleteBucket(db: Db, ownerId: number, bucketId: number, at: string): Promise<boolean> {
+export function softDeleteBucket(db: Db, ownerId: number, bucketId: number, at: string): Promise<BucketIdentity | undefined> {
   return db.transaction().execute(async (trx) => {
     const bucket = await trx
       .updateTable('buckets')
@@ -106,25 +107,24 @@ export function softDeleteBucket(db: Db, ownerId: number, bucketId: number, at: 
       .where('id', '=', bucketId)
       .where('owner_id', '=', ownerId)
       .where('deleted_at', 'is', null)
-      .returning(['total_bytes'])
+      .returning(['id', 'owner_id', 'storage_name', 'total_bytes'])
       .executeTakeFirst();
-    if (!bucket) return false;
+    if (!bucket) return undefined;
     await trx
       .updateTable('users')
       .set((eb) => ({ storage_used_bytes: eb('storage_used_bytes', '-', bucket.total_bytes) }))
       .where('id', '=', ownerId)
       .execute();
-    return true;
+    return { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name };
   });
 }
 
 /** Soft-deleted buckets that still have objects: deletions not finished yet. */
-export async function bucketsToPurge(db: Db): Promise<number[]> {
-  const rows = await db
+export function bucketsToPurge(db: Db): Promise<BucketIdentity[]> {
+  return db
     .selectFrom('buckets')
-    .select('id')
+    .select(['id', 'owner_id', 'storage_name'])
     .where('deleted_at', 'is not', null)
     .where((eb) => eb.exists(eb.selectFrom('objects').select('bucket_id').whereRef('objects.bucket_id', '=', 'buckets.id')))
     .execute();
-  return rows.map((row) => row.id);
 }

@@ -89,13 +89,19 @@ export function recordPart(db: Db, input: RecordPartInput): Promise<PartRecorded
   });
 }
 
-/** Ends an upload (completed or aborted): its rows go, and its parts' storage keys are returned for their blobs to be deleted. Null when it was already gone. */
-export function removeUpload(db: Db, id: string): Promise<string[] | null> {
+/** What an ended upload was, and its parts' storage keys, whose blobs are now to be deleted. */
+export interface RemovedUpload {
+  upload: Pick<MultipartUploadRow, 'owner_id' | 'bucket_id' | 'filename'>;
+  partKeys: string[];
+}
+
+/** Ends an upload without an object (aborted, expired): its rows go. Null when it was already gone. */
+export function removeUpload(db: Db, id: string): Promise<RemovedUpload | null> {
   return db.transaction().execute(async (trx) => {
     if (!(await lockUpload(trx, id))) return null;
     const parts = await trx.deleteFrom('multipart_parts').where('upload_id', '=', id).returning('storage_key').execute();
-    await trx.deleteFrom('multipart_uploads').where('id', '=', id).execute();
-    return parts.map((part) => part.storage_key);
+    const upload = await trx.deleteFrom('multipart_uploads').where('id', '=', id).returning(['owner_id', 'bucket_id', 'filename']).executeTakeFirst();
+    return upload ? { upload, partKeys: parts.map((part) => part.storage_key) } : null;
   });
 }
 

@@ -9,6 +9,13 @@ export interface StoredVersion {
   inline: number;
 }
 
+/** A version a write removed with its row: its bytes to remove, and what its removal is announced with. */
+export interface RemovedVersion extends StoredVersion {
+  filename: string;
+  size: number;
+  etag: string;
+}
+
 /** A file found by its bucket (by id, by storage name, or by its owner's name for it) and its name, with what reading it needs of the bucket. */
 export interface ReadableObject {
   bucket: Pick<BucketRow, 'id' | 'owner_id' | 'public' | 'storage_name'>;

@@ -40,10 +40,9 @@ export async function advanceResumableUpload(db: Db, id: string, change: { from:
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Ends an upload without a file (terminated, expired, refused); false when it had already ended. */
-export async function removeResumableUpload(db: Db, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('resumable_uploads').where('id', '=', id).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+/** Ends an upload without a file (terminated, expired, refused): what it was, or undefined when it had already ended. */
+export function removeResumableUpload(db: Db, id: string): Promise<Pick<ResumableUploadRow, 'owner_id' | 'bucket_id' | 'filename'> | undefined> {
+  return db.deleteFrom('resumable_uploads').where('id', '=', id).returning(['owner_id', 'bucket_id', 'filename']).executeTakeFirst();
 }
 
 /** Up to `limit` ids of uploads that received nothing since `cutoff` (an ISO time), oldest first. */

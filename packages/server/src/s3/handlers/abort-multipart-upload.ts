@@ -5,6 +5,6 @@ import { answeringRefusals, uploadIdOf } from '../multipart-support.js';
 
 export const AbortMultipartUpload: Handler = answeringRefusals(async (ctx, _request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
-  await abortUpload(ctx.storage, bucket, uploadIdOf(target));
+  await abortUpload(ctx.storage, bucket, uploadIdOf(target), 'AbortMultipartUpload');
   return reply.code(204).send();
 });

@@ -42,6 +42,7 @@ export const CompleteMultipartUpload: Handler = answeringRefusals(async (ctx, re
     parts,
     condition,
     sentChecksums: sentChecksums(request.headers),
+    operation: 'CompleteMultipartUpload',
   });
   const path = [target.bucket, ...target.key.split('/')].map(strictEncode).join('/');
   return sendXml(reply, 'CompleteMultipartUploadResult', {

@@ -61,6 +61,7 @@ export const CopyObject: Handler = async (ctx, request, reply, target) => {
     // The same bytes have the same full-object checksums.
     checksums: () => checksums,
     ...(condition ? { condition } : {}),
+    operation: 'CopyObject',
   });
   await upload.catch((error: unknown) => {
     body.stream.destroy();

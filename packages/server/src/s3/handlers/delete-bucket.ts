@@ -7,6 +7,6 @@ export const DeleteBucket: Handler = async (ctx, _request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
   // S3 deletes only empty buckets (the Pail API deletes a bucket with its files).
   if (bucket.object_count > 0) throw s3Errors.bucketNotEmpty();
-  await deleteBucket(ctx.storage, target.caller.principal.user.id, String(bucket.id));
+  await deleteBucket(ctx.storage, target.caller.principal.user.id, String(bucket.id), 'DeleteBucket');
   return reply.code(204).send();
 };

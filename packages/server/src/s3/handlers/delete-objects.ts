@@ -48,7 +48,7 @@ export const DeleteObjects: Handler = async (ctx, request, reply, target) => {
       continue;
     }
     try {
-      await deleteObject(ctx.storage, bucket, key);
+      await deleteObject(ctx.storage, bucket, key, 'DeleteObjects');
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       if (error.code !== 'FileNotFound') {

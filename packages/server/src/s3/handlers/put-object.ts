@@ -35,6 +35,7 @@ export const PutObject: Handler = async (ctx, request, reply, target) => {
     etag: body.md5Hex,
     ...(body.checksums ? { checksums: body.checksums } : {}),
     ...(condition ? { condition } : {}),
+    operation: 'PutObject',
   });
   const checksums = checksumHeaders(body.checksums?.());
   return reply.code(200).header('etag', `"${body.md5Hex!()}"`).headers(checksums).header('x-pail-size', String(result.size)).send();
