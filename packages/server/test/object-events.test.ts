@@ -22,7 +22,9 @@ import { findUpload } from '../src/db/repositories/multipart.js';
 import { findObjectRow } from '../src/db/repositories/objects.js';
 import { findResumableUpload } from '../src/db/repositories/resumable-uploads.js';
 import type { Db } from '../src/db/schema.js';
+import { expireMultipartUploads } from '../src/domain/multipart-expiry.js';
 import { ObjectEvents, type ObjectEvent } from '../src/domain/object-events.js';
+import { expireResumableUploads, RESUMABLE_IDLE_SECONDS } from '../src/domain/resumable-uploads.js';
 import { devApi, json, signUp, type TestUser } from './helpers/client.js';
 import { sdkClient } from './helpers/s3-client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -324,6 +326,41 @@ describe('tus', () => {
       { event: { type: 'object-created', ...where(o, 'resumed.bin'), ...file, replaced: null, operation: 'resumeUpload' }, seen: file.storageKey },
       ended(url, 'resumed.bin', 'completed'),
       ended(dropped, 'dropped.bin', 'aborted'),
+    ]);
+  });
+});
+
+describe('unfinished uploads', () => {
+  it("a cancel on the Pail API and the expiry sweeps are heard as the uploads' end, each once", async () => {
+    const o = await owner();
+    const endpoint = `${server.url}/api/v1/buckets/${o.bucket.id}/uploads`;
+    const Bucket = o.bucket.name;
+    const idOf = (uploadUrl: string) => uploadUrl.split('/').pop()!;
+    const cancelledResumable = idOf(await createUpload(endpoint, o.user, 1000, 'cancelled.bin'));
+    const cancelledMultipart = (await o.s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'cancelled.mp' }))).UploadId!;
+    for (const [kind, id] of [
+      ['resumable', cancelledResumable],
+      ['multipart', cancelledMultipart],
+    ]) {
+      expect((await fetch(`${server.url}/api/v1/uploads/${kind}/${id}`, { method: 'DELETE', headers: { 'x-api-key': o.user.apiKey } })).status).toBe(200);
+    }
+    const expiredResumable = idOf(await createUpload(endpoint, o.user, 1000, 'expired.bin'));
+    const expiredMultipart = (await o.s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'expired.mp' }))).UploadId!;
+    const { storage, config } = server.app.pail;
+    const later = Date.now() + 2 * RESUMABLE_IDLE_SECONDS * 1000 + 2 * config.multipartExpirySeconds * 1000;
+    expect(await expireResumableUploads(storage, RESUMABLE_IDLE_SECONDS, later)).toBe(1);
+    expect(await expireMultipartUploads(storage, config.multipartExpirySeconds, later)).toBe(1);
+    expect(await expireResumableUploads(storage, RESUMABLE_IDLE_SECONDS, later)).toBe(0);
+
+    const ended = (kind: string, uploadId: string, filename: string, outcome: string, operation: string | null) => ({
+      event: { type: 'upload-ended', kind, uploadId, ownerId: o.user.id, bucketId: o.bucket.id, filename, outcome, operation },
+      seen: false,
+    });
+    expect(await takeHeard()).toEqual([
+      ended('resumable', cancelledResumable, 'cancelled.bin', 'aborted', 'cancelUnfinishedUpload'),
+      ended('multipart', cancelledMultipart, 'cancelled.mp', 'aborted', 'cancelUnfinishedUpload'),
+      ended('resumable', expiredResumable, 'expired.bin', 'expired', null),
+      ended('multipart', expiredMultipart, 'expired.mp', 'expired', null),
     ]);
   });
 });
