@@ -14,6 +14,8 @@ import type { Config } from './config.js';
 import { migrateToLatest, openDatabase, type Db, type OpenDatabase } from './db/database.js';
 import type { Dialect } from './db/migrations.js';
 import { ApiKeyAuthenticator } from './domain/api-keys.js';
+import { systemClock, type Clock } from './domain/clock.js';
+import { PASSWORD_COST, type PasswordCost } from './domain/passwords.js';
 import type { StoragePorts } from './domain/ports.js';
 import { ResumableWriters } from './domain/resumable-writers.js';
 import { sessionTokens, type SessionTokens } from './domain/sessions.js';
@@ -39,12 +41,20 @@ export interface Services {
   /** Seals and opens S3 secret access keys, under another key derived from that same secret. */
   s3Credentials: S3CredentialSealer;
   rateLimits: RateLimits;
+  /** What new passwords are hashed at (domain/passwords.ts). */
+  passwordCost: PasswordCost;
   /** Resolves once every change made so far is on disk. */
   durable: () => Promise<void>;
   close: () => Promise<void>;
 }
 
-export async function openServices(config: Config, onError: (error: unknown, what: string) => void): Promise<Services> {
+/** What a test may give the server in place of production's: a cheaper password hash, a clock it moves. */
+export interface ServiceOverrides {
+  passwordCost?: PasswordCost;
+  clock?: Clock;
+}
+
+export async function openServices(config: Config, onError: (error: unknown, what: string) => void, overrides: ServiceOverrides = {}): Promise<Services> {
   await privateDataDir(config.dataDir);
   const database = openDatabase(config.database, { checkpointInBackground: true });
   await migrateToLatest(database.db, database.dialect);
@@ -52,7 +62,7 @@ export async function openServices(config: Config, onError: (error: unknown, wha
   const redis = openRedis(config.redisUrl);
   await redisReady(redis, REDIS_READY_WAIT_MS);
   const caches = cachesFor(config, database, redis, { serving: true, onError });
-  const storage = storagePorts(config, database, blobs, caches);
+  const storage = storagePorts(config, database, blobs, caches, overrides.clock ?? systemClock);
   const secret = await sessionSecret(config.sessionSecret, config.dataDir);
   return {
     config,
@@ -64,6 +74,7 @@ export async function openServices(config: Config, onError: (error: unknown, wha
     urlSigner: new UrlSigner(secret),
     s3Credentials: new S3CredentialSealer(secret),
     rateLimits: new RateLimits(config, redis),
+    passwordCost: overrides.passwordCost ?? PASSWORD_COST,
     durable: database.durable,
     close: async () => {
       await database.close();
@@ -101,7 +112,7 @@ function cachesFor(
   });
 }
 
-function storagePorts(config: Config, database: OpenDatabase, blobs: BlobStore, caches: Caches): StoragePorts {
+function storagePorts(config: Config, database: OpenDatabase, blobs: BlobStore, caches: Caches, clock: Clock): StoragePorts {
   return {
     db: database.db,
     writes: database.writes,
@@ -112,6 +123,7 @@ function storagePorts(config: Config, database: OpenDatabase, blobs: BlobStore, 
     durable: database.durable,
     // Instances share uploads only through PostgreSQL; SQLite's process is the only one.
     resumableWriters: new ResumableWriters(database.dialect === 'postgres' ? database.db : null),
+    clock,
   };
 }
 
@@ -156,7 +168,7 @@ export async function openCommandServices(config: Config): Promise<CommandServic
       caches,
       openStorage: async () => {
         blobs ??= await openBlobStore(config.blob);
-        return storagePorts(config, database, blobs, caches);
+        return storagePorts(config, database, blobs, caches, systemClock);
       },
       close,
     };

@@ -141,7 +141,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
             : `s${principal.sessionId}`;
       if (signer === null) throw errors.unauthorized();
       const signed = await signFileUrl(
-        { db, signer: ctx.urlSigner, baseUrl: `${ctx.config.publicUrl}/storage` },
+        { db, signer: ctx.urlSigner, baseUrl: `${ctx.config.publicUrl}/storage`, clock: ctx.storage.clock },
         { user: signedIn(request), limits: limitsOf(principal), signer },
         request.params.id,
         parseFilename(name),

@@ -14,7 +14,11 @@ import type { StoragePorts } from './ports.js';
 const BATCH = 100;
 
 /** Removes every upload begun more than `maxAgeSeconds` before `now`; returns how many this call removed. */
-export async function expireMultipartUploads(ports: Pick<StoragePorts, 'db' | 'blobs' | 'durable'>, maxAgeSeconds: number, now = Date.now()): Promise<number> {
+export async function expireMultipartUploads(
+  ports: Pick<StoragePorts, 'db' | 'blobs' | 'durable' | 'clock'>,
+  maxAgeSeconds: number,
+  now = ports.clock.now(),
+): Promise<number> {
   const cutoff = new Date(now - maxAgeSeconds * 1000).toISOString();
   let removed = 0;
   for (;;) {

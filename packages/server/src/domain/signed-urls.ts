@@ -14,7 +14,7 @@ import { findOwnLiveBucketByStorageName } from '../db/repositories/buckets.js';
 import { findSessionAccount } from '../db/repositories/sessions.js';
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import type { ApiKeyAuthenticator } from './api-keys.js';
-import { nowIso } from './clock.js';
+import { nowIso, type Clock } from './clock.js';
 import { AppError, errors } from './errors.js';
 import { findObjectRow } from '../db/repositories/objects.js';
 import { getOwnBucket } from './buckets.js';
@@ -104,6 +104,7 @@ export interface SignerPorts {
   db: Db;
   apiKeys: ApiKeyAuthenticator;
   signer: UrlSigner;
+  clock: Clock;
 }
 
 /**
@@ -142,7 +143,7 @@ async function signerOf(ports: SignerPorts, signer: string): Promise<SignedCalle
     return owner && { user: owner.user, limits: owner.limits };
   }
   const row = await findSessionAccount(ports.db, signer.slice(1));
-  if (!row || row.revoked_at !== null || row.expires_at <= nowIso()) return null;
+  if (!row || row.revoked_at !== null || row.expires_at <= nowIso(ports.clock)) return null;
   const { revoked_at: _revoked, expires_at: _expires, ...user } = row;
   return { user, limits: NO_LIMITS };
 }
@@ -194,7 +195,7 @@ export interface SignInput {
  * only for a file that exists.
  */
 export async function signFileUrl(
-  ports: { db: Db; signer: UrlSigner; baseUrl: string },
+  ports: { db: Db; signer: UrlSigner; baseUrl: string; clock: Clock },
   caller: SignedCaller & { signer: string },
   rawBucketId: string,
   filename: string,
@@ -211,7 +212,7 @@ export async function signFileUrl(
   const bucket = await getOwnBucket(ports.db, caller.user.id, rawBucketId);
   if (method === 'GET' && !(await findObjectRow(ports.db, bucket.id, filename))) throw errors.fileNotFound();
   // In whole seconds, rounded up: a url asked for N seconds works for at least N (floored, one asked for 1 could last a millisecond).
-  const expires = Math.ceil(Date.now() / 1000) + (input.expires_in ?? DEFAULT_SIGNED_URL_SECONDS);
+  const expires = Math.ceil(ports.clock.now() / 1000) + (input.expires_in ?? DEFAULT_SIGNED_URL_SECONDS);
   const grant: Grant = {
     method,
     storageName: bucket.storage_name,

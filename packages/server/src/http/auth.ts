@@ -164,8 +164,8 @@ async function authenticateSignedUrl(ctx: AppContext, request: FastifyRequest, r
   // HEAD is served by GET urls; the path and query hold the rest of the grant.
   const urlKey = `${request.method === 'PUT' ? 'PUT' : 'GET'} ${request.url}`;
   const claimed = () => grantOf(request, request.query as Record<string, unknown>);
-  const ports = { db: ctx.db, apiKeys: ctx.apiKeys, signer: ctx.urlSigner };
-  const use = callerOfSignedUrl(ports, urlKey, claimed, Math.floor(Date.now() / 1000));
+  const ports = { db: ctx.db, apiKeys: ctx.apiKeys, signer: ctx.urlSigner, clock: ctx.storage.clock };
+  const use = callerOfSignedUrl(ports, urlKey, claimed, Math.floor(ports.clock.now() / 1000));
   const caller = use instanceof Promise ? await use : use;
   const { grant } = caller;
   request.principal = { via: 'signed-url', user: caller.user, limits: caller.limits, grant };
