@@ -15,20 +15,44 @@ import { probeScaledBackends } from './packages/server/test/scale-out/reachable.
 
 /** Server and SDK suites that start HTTP servers: worth running on every backend. */
 const HTTP_SUITES = ['packages/server/test/*.test.ts', 'packages/sdk/test/**/*.test.ts'];
-/** Backend-independent suites, already covered by the embedded project. */
+/**
+ * Suites the scaled project leaves to the embedded one: each is about the
+ * embedded backend itself, or what it tests runs through no SQL, Redis or
+ * blob store call that differs between the backends.
+ */
 const NOT_BACKEND_SPECIFIC = [
+  // Runs the blob-store contract on both stores (files and an s3rver of its own) itself.
   'packages/server/test/blob-store.test.ts',
+  // File modes of the local data directory: the embedded backend's files.
   'packages/server/test/file-modes.test.ts',
+  // A full local disk under DATA_DIR: the embedded backend's files.
   'packages/server/test/disk-full.test.ts',
+  // Server processes on the embedded backend: SIGKILL and restart on the same DATA_DIR, SIGTERM.
   'packages/server/test/process.test.ts',
   'packages/server/test/s3-crash.test.ts',
   'packages/server/test/s3-multipart-crash.test.ts',
   'packages/server/test/resumable-crash.test.ts',
+  // The tools' large bytes through a server process; s3-tools.test.ts runs the tools on both backends.
   'packages/server/test/s3-tools-large.test.ts',
+  // SQLite's write machinery, and its prepared cap statements against Kysely's, on SQLite files.
   'packages/server/test/sqlite-writes.test.ts',
   'packages/server/test/holding-writes.test.ts',
+  // A server process on the embedded backend; doors-rules.test.ts runs the same doors and cuts on both.
   'packages/server/test/cut-uploads.test.ts',
+  // operationOf from a table of requests: no server, no backend.
   'packages/server/test/s3-operation-of.test.ts',
+  // authorize() from a table of principals, actions and buckets: no server, no backend.
+  'packages/server/test/authorize.test.ts',
+  // AppError's stacks: no server, no backend.
+  'packages/server/test/errors.test.ts',
+  // The order multipart parts are read in, on streams and timers: no server, no backend.
+  'packages/server/test/part-turns.test.ts',
+  // Sealing S3 secrets and deriving SigV4 signing keys: no server, no backend.
+  'packages/server/test/s3-credentials.test.ts',
+  // scrypt's cost for new passwords: a hash, then a sign-up stored as that hash on either backend.
+  'packages/server/test/passwords.test.ts',
+  // The SDK's redirects against plain node:http servers: no Pail server.
+  'packages/sdk/test/redirects.test.ts',
 ];
 /** Only meaningful on shared backends. */
 const SCALED_ONLY = [
@@ -79,6 +103,12 @@ export default defineConfig(async () => {
       // Chromium, PostgreSQL), so two at a time halves `npm test` there
       // (measured: 609 s -> 279 s). VITEST_MAX_WORKERS overrides this.
       maxWorkers: Math.max(2, availableParallelism() - 1),
+      // A worker runs test files one after another in one process, their
+      // imports (Fastify, the AWS SDK, the sources) loaded once instead of
+      // once a file. Each file still starts its own servers on their own data;
+      // what a file changes in its process (process.env, listeners, timers) it
+      // puts back in afterAll/afterEach.
+      isolate: false,
       projects: [
         {
           extends: true,

@@ -293,7 +293,8 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
       key: string;
       expires_at: string;
     };
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(created.expires_at) - Date.now()) + 300));
+    // The server decides expiry by its clock: moved past the key's end instead of waiting for it.
+    server.clock.advance(Math.max(0, Date.parse(created.expires_at) - server.clock.now()) + 300);
     expect((await listBuckets(created.key)).status).toBe(401);
   });
 
@@ -345,7 +346,8 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
 
     // Younger than the default 7 days: kept.
     expect(await ok(dataDir, ['gc'])).toMatch(/^Removed 0 expired multipart uploads, /);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const twoSecondsAgo = new Date(Date.now() - 2000).toISOString();
+    await db.updateTable('multipart_uploads').set({ created_at: twoSecondsAgo }).where('id', '=', uploadId).execute();
     expect(await ok(dataDir, ['gc'], { env: { MULTIPART_EXPIRY_SECONDS: '1' } })).toMatch(/^Removed 1 expired multipart upload, /);
     expect(await db.selectFrom('multipart_uploads').select('id').where('id', '=', uploadId).execute()).toEqual([]);
     expect(await storage.blobs.head(storage_key)).toBeNull();

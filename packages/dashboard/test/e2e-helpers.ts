@@ -56,9 +56,11 @@ export function buildDashboard(): Promise<string> {
   return built;
 }
 
-/** For the file's afterAll. */
+/** For the file's afterAll. A worker runs several test files: the next one builds again. */
 export async function removeBuiltDashboard(): Promise<void> {
-  if (built) await rm(await built, { recursive: true, force: true });
+  const dir = built;
+  built = undefined;
+  if (dir) await rm(await dir, { recursive: true, force: true });
 }
 
 export async function launch(): Promise<Browser> {

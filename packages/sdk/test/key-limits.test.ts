@@ -35,8 +35,6 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected the call to fail');
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** A client with a new key of the owner's, made with these limits. */
 async function clientWith(options: CreateKeyOptions): Promise<Pail> {
   const created = await owner.createKey(options);
@@ -196,7 +194,7 @@ describe('what a limited key may do', () => {
     const created = await owner.createKey({ name: 'short', expiresIn: 2 });
     const short = new Pail({ baseUrl: server.url, apiKey: created.key });
     expect((await short.listBuckets()).length).toBe(2);
-    await sleep(Math.max(0, Date.parse(created.expires_at ?? '') - Date.now()) + 300);
+    server.clock.advance(Math.max(0, Date.parse(created.expires_at ?? '') - server.clock.now()) + 300);
     const expired = await rejection(short.listBuckets());
     expect(expired).toBeInstanceOf(UnauthorizedError);
     expect(expired).toMatchObject({ status: 401 });

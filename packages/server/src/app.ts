@@ -24,12 +24,13 @@ import { registerKeyRoutes } from './api/keys.js';
 import { registerStorageApis } from './storage-apis.js';
 import { registerStorageUrlRoutes } from './api/storage-urls.js';
 import { buildS3Listener } from './s3/listener.js';
-import { openServices } from './services.js';
+import { openServices, type ServiceOverrides } from './services.js';
 
 const MULTIPART_FIELDS = 8;
 const trustHops = (count: number) => (_address: string, hop: number) => hop < count;
 
-export async function buildApp(config: Config, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+/** `passwordCost` and `clock` are for tests (services.ts); the server runs without them. */
+export async function buildApp(config: Config, options: { logger?: boolean } & ServiceOverrides = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     routerOptions: { maxParamLength: 1024 },
@@ -51,7 +52,10 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     ajv: { customOptions: { allErrors: true, coerceTypes: false }, plugins: [(ajv) => ajvErrorsModule.default(ajv)] },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const ctx = await openServices(config, (error, what) => app.log.warn({ err: error }, what));
+  const ctx = await openServices(config, (error, what) => app.log.warn({ err: error }, what), {
+    passwordCost: options.passwordCost,
+    clock: options.clock,
+  });
   app.decorate('pail', ctx);
   app.decorateRequest('principal', null, []);
   app.decorateRequest('errorCode', null, []);
@@ -82,7 +86,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
 
   // The S3-compatible API (S3_API_PORT) shares these services; whoever listens on the app starts it
   // (app.s3Api.listen()), and it stops, its requests finished, before the services close.
-  const s3Api = await buildS3Listener(ctx, config, { ...options, meter });
+  const s3Api = await buildS3Listener(ctx, config, { logger: options.logger, meter });
   app.decorate('s3Api', s3Api);
   app.addHook('preClose', async () => {
     await s3Api?.close();

@@ -16,7 +16,9 @@ import type { Dialect } from './db/migrations.js';
 import type { OpenDatabase } from './db/open-database.js';
 import type { Db } from './db/schema.js';
 import { ApiKeyAuthenticator } from './domain/api-keys.js';
+import { systemClock, type Clock } from './domain/clock.js';
 import { ObjectEvents } from './domain/object-events.js';
+import { PASSWORD_COST, type PasswordCost } from './domain/passwords.js';
 import type { StoragePorts } from './domain/ports.js';
 import { ResumableWriters } from './domain/resumable-writers.js';
 import { sessionTokens, type SessionTokens } from './domain/sessions.js';
@@ -42,12 +44,20 @@ export interface Services {
   /** Seals and opens S3 secret access keys, under another key derived from that same secret. */
   s3Credentials: S3CredentialSealer;
   rateLimits: RateLimits;
+  /** What new passwords are hashed at (domain/passwords.ts). */
+  passwordCost: PasswordCost;
   /** Resolves once every change made so far is on disk. */
   durable: () => Promise<void>;
   close: () => Promise<void>;
 }
 
-export async function openServices(config: Config, onError: (error: unknown, what: string) => void): Promise<Services> {
+/** What a test may give the server in place of production's: a cheaper password hash, a clock it moves. */
+export interface ServiceOverrides {
+  passwordCost?: PasswordCost;
+  clock?: Clock;
+}
+
+export async function openServices(config: Config, onError: (error: unknown, what: string) => void, overrides: ServiceOverrides = {}): Promise<Services> {
   await privateDataDir(config.dataDir);
   const database = openDatabase(config.database, { checkpointInBackground: true });
   await migrateToLatest(database.db, database.dialect);
@@ -55,7 +65,7 @@ export async function openServices(config: Config, onError: (error: unknown, wha
   const redis = openRedis(config.redisUrl);
   await redisReady(redis, REDIS_READY_WAIT_MS);
   const caches = cachesFor(config, database, redis, { serving: true, onError });
-  const storage = storagePorts(config, database, blobs, caches, onError);
+  const storage = storagePorts(config, database, blobs, caches, onError, overrides.clock ?? systemClock);
   const secret = await sessionSecret(config.sessionSecret, config.dataDir);
   return {
     config,
@@ -67,6 +77,7 @@ export async function openServices(config: Config, onError: (error: unknown, wha
     urlSigner: new UrlSigner(secret),
     s3Credentials: new S3CredentialSealer(secret),
     rateLimits: new RateLimits(config, redis),
+    passwordCost: overrides.passwordCost ?? PASSWORD_COST,
     durable: database.durable,
     close: async () => {
       await database.close();
@@ -104,7 +115,14 @@ function cachesFor(
   });
 }
 
-function storagePorts(config: Config, database: OpenDatabase, blobs: BlobStore, caches: Caches, onError: (error: unknown, what: string) => void): StoragePorts {
+function storagePorts(
+  config: Config,
+  database: OpenDatabase,
+  blobs: BlobStore,
+  caches: Caches,
+  onError: (error: unknown, what: string) => void,
+  clock: Clock,
+): StoragePorts {
   const events = new ObjectEvents(onError);
   // A change of files is answered once the caches have heard of it: no instance serves a lookup older than an answered change.
   events.listen(caches.onObjectEvent, { beforeAnswer: true });
@@ -119,6 +137,7 @@ function storagePorts(config: Config, database: OpenDatabase, blobs: BlobStore, 
     durable: database.durable,
     // Instances share uploads only through PostgreSQL; SQLite's process is the only one.
     resumableWriters: new ResumableWriters(database.dialect === 'postgres' ? database.db : null),
+    clock,
   };
 }
 
@@ -161,7 +180,7 @@ export async function openCommandServices(config: Config): Promise<CommandServic
       caches,
       openStorage: async () => {
         blobs ??= await openBlobStore(config.blob);
-        return storagePorts(config, database, blobs, caches, onError);
+        return storagePorts(config, database, blobs, caches, onError, systemClock);
       },
       close,
     };

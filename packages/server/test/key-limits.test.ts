@@ -201,7 +201,7 @@ describe('an expiring key', () => {
     const { id } = await newBucket();
     const key = await keyWith({ expires_in: 1 });
     expect((await withKey(key, `/api/v1/buckets/${id}/files`)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    server.clock.advance(1100);
     for (const path of [`/api/v1/buckets/${id}/files`, '/api/v1/buckets', `/storage/x/y`]) {
       const response = await withKey(key, path);
       expect(response.status, path).toBe(401);

@@ -109,7 +109,7 @@ describe('unfinished multipart uploads expire', () => {
     });
     expect(await blobsOf(expiring, bucket)).toHaveLength(2);
 
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expiring.clock.advance(1100);
     const young = await begin(s3, bucket, 'young.bin');
     const youngPart = await putPart(s3, bucket, 'young.bin', young, 1, randomBytes(1000));
     // Two sweeps at once, as two instances would run them: the upload is removed once.

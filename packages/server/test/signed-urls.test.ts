@@ -135,14 +135,14 @@ describe('GET urls', () => {
   it('expires, never sooner than asked', async () => {
     const bucket = await newBucket();
     await dev(`/${bucket}/files/a.txt`, { method: 'PUT', body: 'a' });
-    const asked = Date.now();
+    const asked = server.clock.now();
     const made = await json(await sign(`/api/v1/buckets/${bucket}/files/a.txt`, { expires_in: 1 }, { 'x-api-key': user.apiKey }));
     // Whole seconds, rounded up: at least the second asked for, at most one more.
     expect(Date.parse(made.data.expires_at) - asked).toBeGreaterThanOrEqual(1000);
-    expect(Date.parse(made.data.expires_at) - Date.now()).toBeLessThanOrEqual(2000);
+    expect(Date.parse(made.data.expires_at) - server.clock.now()).toBeLessThanOrEqual(2000);
     const url = made.data.url as string;
     expect((await fetch(url)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
+    server.clock.advance(2100);
     const response = await fetch(url);
     expect(response.status).toBe(403);
     expect(await json(response)).toEqual({ error: 'This signed url has expired', code: 'Forbidden' });

@@ -30,7 +30,7 @@ export function registerAccountRoutes(app: Scope, ctx: AppContext): void {
     handler: async (request, reply) => {
       if (ctx.config.signup === 'closed') throw errors.signupClosed();
       await ctx.rateLimits.startSignup(request.ip);
-      const user = await createUser(ctx.db, request.body);
+      const user = await createUser(ctx.db, request.body, ctx.passwordCost);
       return reply.code(201).send(await startSession(reply, user));
     },
   });
@@ -45,7 +45,7 @@ export function registerAccountRoutes(app: Scope, ctx: AppContext): void {
       await ctx.rateLimits.startLogin(request.ip, email);
       const user = await findUser(ctx.db, email);
       // Hash even for unknown emails, so timing does not tell which accounts exist.
-      const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
+      const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash(ctx.passwordCost)));
       // A failure stays counted (startLogin counted it); a success gives it back.
       if (!user || !ok) throw errors.invalidCredentials();
       await ctx.rateLimits.loginSucceeded(request.ip, email);

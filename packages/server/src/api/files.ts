@@ -127,7 +127,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
       const name = nameBeforeSuffix(request, 'signed-url');
       if (name === null) throw errors.notFound();
       const signed = await signFileUrl(
-        { db, signer: ctx.urlSigner, baseUrl: `${ctx.config.publicUrl}/storage` },
+        { db, signer: ctx.urlSigner, baseUrl: `${ctx.config.publicUrl}/storage`, clock: ctx.storage.clock },
         request.principal,
         request.params.id,
         parseFilename(name),

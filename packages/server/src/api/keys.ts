@@ -24,8 +24,11 @@ export function registerKeyRoutes(app: Scope, ctx: AppContext): void {
       routes: ['POST /api/keys'],
       tag,
       schema: { body: Type.Optional(CreateKeyBody), response: { 201: Data(CreatedApiKeySchema) } },
-      handler: async (request, reply) =>
-        reply.code(201).send({ data: await createApiKey(ctx.db, signedIn(request).id, request.body ?? {}, ctx.config.maxKeysPerUser, ctx.s3Credentials) }),
+      handler: async (request, reply) => {
+        const { maxKeysPerUser } = ctx.config;
+        const created = await createApiKey(ctx.db, signedIn(request).id, request.body ?? {}, maxKeysPerUser, ctx.s3Credentials, ctx.storage.clock);
+        return reply.code(201).send({ data: created });
+      },
     });
     addRoute(scope, {
       operation: 'revokeKey',

@@ -23,7 +23,7 @@ import {
 import { listLiveBuckets } from '../db/repositories/buckets.js';
 import { insertWithinLimit } from '../db/repositories/users.js';
 import type { ApiKeyRow, Db } from '../db/schema.js';
-import { nowIso } from './clock.js';
+import { nowIso, systemClock, type Clock } from './clock.js';
 import { errors } from './errors.js';
 import { hasExpired, parseKeyLimits, type KeyLimits, type KeyLimitsInput } from './key-limits.js';
 import { looksLikeAccessKeyId, type S3CredentialSealer } from './s3-credentials.js';
@@ -70,10 +70,11 @@ export async function createApiKey(
   input: KeyLimitsInput & { name?: string | null },
   maxKeys: number,
   sealer: S3CredentialSealer,
+  clock: Clock = systemClock,
 ): Promise<CreatedApiKey> {
   const name = parseKeyName(input.name);
   const ownBuckets = input.buckets == null ? new Set<number>() : new Set((await listLiveBuckets(db, userId)).map((b) => b.id));
-  const limits = parseKeyLimits(input, ownBuckets, new Date());
+  const limits = parseKeyLimits(input, ownBuckets, new Date(clock.now()));
   const key = KEY_MARK + randomBytes(32).toString('base64url');
   const s3 = sealer.issue();
   const values = {
@@ -81,7 +82,7 @@ export async function createApiKey(
     name,
     prefix: key.slice(0, PREFIX_LENGTH),
     key_hash: hashApiKey(key),
-    created_at: nowIso(),
+    created_at: nowIso(clock),
     last_used_at: null,
     revoked_at: null,
     access_key_id: s3.accessKeyId,
@@ -113,14 +114,14 @@ export async function revokeApiKey(ports: { db: Db; caches: Caches }, userId: nu
 export class ApiKeyAuthenticator {
   private readonly lastWritten = new Map<number, number>();
 
-  constructor(private readonly ports: { db: Db; caches: Caches }) {}
+  constructor(private readonly ports: { db: Db; caches: Caches; clock: Clock }) {}
 
   /** The owner of a live, unexpired key, or null. */
   async authenticate(key: string): Promise<KeyOwner | null> {
     if (!looksLikeApiKey(key) || key.length > 200) return null;
     // Cached by the key itself: a hit costs no hashing (the cache is memory, as the key in the request is).
     const owner = await this.cached(key, () => findKeyOwner(this.ports.db, hashApiKey(key)));
-    if (!owner || (owner.limits.expiresAt !== null && hasExpired(owner.limits, nowIso()))) return null;
+    if (!owner || (owner.limits.expiresAt !== null && hasExpired(owner.limits, nowIso(this.ports.clock)))) return null;
     this.touch(owner.keyId);
     return owner;
   }
@@ -133,7 +134,7 @@ export class ApiKeyAuthenticator {
   async byAccessKeyId(accessKeyId: string): Promise<(KeyOwner & { sealedSecret: string }) | null> {
     if (!looksLikeAccessKeyId(accessKeyId)) return null;
     const owner = await this.cached(`@${accessKeyId}`, () => findKeyOwnerByAccessKeyId(this.ports.db, accessKeyId));
-    if (!owner || owner.sealedSecret === undefined || hasExpired(owner.limits, nowIso())) return null;
+    if (!owner || owner.sealedSecret === undefined || hasExpired(owner.limits, nowIso(this.ports.clock))) return null;
     this.touch(owner.keyId);
     return { ...owner, sealedSecret: owner.sealedSecret };
   }
@@ -141,7 +142,7 @@ export class ApiKeyAuthenticator {
   /** A live, unexpired key by id: the signer of a signed url. */
   async byId(keyId: number): Promise<KeyOwner | null> {
     const owner = await this.cached(`#${keyId}`, () => findKeyOwnerById(this.ports.db, keyId));
-    return owner && (owner.limits.expiresAt === null || !hasExpired(owner.limits, nowIso())) ? owner : null;
+    return owner && (owner.limits.expiresAt === null || !hasExpired(owner.limits, nowIso(this.ports.clock))) ? owner : null;
   }
 
   /**
@@ -152,7 +153,7 @@ export class ApiKeyAuthenticator {
   cachedById(keyId: number): KeyOwner | null | undefined {
     const owner = this.ports.caches.keyOwners?.get(`#${keyId}`);
     if (!owner) return undefined;
-    return owner.limits.expiresAt === null || !hasExpired(owner.limits, nowIso()) ? owner : null;
+    return owner.limits.expiresAt === null || !hasExpired(owner.limits, nowIso(this.ports.clock)) ? owner : null;
   }
 
   private async cached(cacheKey: string, find: () => Promise<KeyOwner | undefined>): Promise<KeyOwner | null> {
@@ -167,7 +168,7 @@ export class ApiKeyAuthenticator {
   }
 
   private touch(keyId: number): void {
-    const now = Date.now();
+    const now = this.ports.clock.now();
     if (now - (this.lastWritten.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
     this.lastWritten.set(keyId, now);
     touchKey(this.ports.db, keyId, new Date(now).toISOString()).catch(() => this.lastWritten.delete(keyId));

@@ -16,9 +16,9 @@ const BATCH = 100;
 
 /** Removes every upload begun more than `maxAgeSeconds` before `now`; returns how many this call removed. */
 export async function expireMultipartUploads(
-  ports: Pick<StoragePorts, 'db' | 'blobs' | 'events' | 'durable'>,
+  ports: Pick<StoragePorts, 'db' | 'blobs' | 'events' | 'durable' | 'clock'>,
   maxAgeSeconds: number,
-  now = Date.now(),
+  now = ports.clock.now(),
 ): Promise<number> {
   const cutoff = new Date(now - maxAgeSeconds * 1000).toISOString();
   let removed = 0;

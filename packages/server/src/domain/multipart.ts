@@ -9,6 +9,7 @@ import { BlobTooLargeError } from '../blob/blob-store.js';
 import { findPart, findUpload, insertUpload, removeUpload, type MultipartUploadRow, type RemovedUpload } from '../db/repositories/multipart.js';
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { bucketRules, checkDeclaredType } from './bucket-rules.js';
+import { nowIso } from './clock.js';
 import { errors } from './errors.js';
 import { MultipartRefused, noSuchUpload } from './multipart-refusals.js';
 import { dropBlobs } from './object-bytes.js';
@@ -22,7 +23,7 @@ export const MAX_PART_NUMBER = 10_000;
 
 /** Begins an upload; its id is random and unguessable (it names the upload in every later request). */
 export async function beginUpload(
-  ports: Pick<StoragePorts, 'db' | 'caches'>,
+  ports: Pick<StoragePorts, 'db' | 'caches' | 'clock'>,
   input: {
     owner: AccountRow;
     bucket: BucketIdentity;
@@ -45,7 +46,7 @@ export async function beginUpload(
     filename: input.filename,
     content_type: input.contentType,
     metadata,
-    created_at: new Date().toISOString(),
+    created_at: nowIso(ports.clock),
     checksum_algorithm: input.checksum?.algorithm ?? null,
     checksum_type: input.checksum?.type ?? null,
   });

@@ -7,6 +7,7 @@ import type { Caches } from '../cache/caches.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/schema.js';
 import type { ObjectWrites } from '../db/object-writes/object-writes.js';
+import type { Clock } from './clock.js';
 import type { ObjectEvents } from './object-events.js';
 import type { ResumableWriters } from './resumable-writers.js';
 
@@ -39,4 +40,6 @@ export interface StoragePorts {
   durable: () => Promise<void>;
   /** Who writes each resumable upload now: one request at a time (resumable-writers.ts). */
   resumableWriters: ResumableWriters;
+  /** The time keys, signed urls and multipart uploads expire by (clock.ts). */
+  clock: Clock;
 }

@@ -14,7 +14,7 @@ import { findSessionAccount } from '../db/repositories/sessions.js';
 import type { AccountRow, BucketIdentity, Db } from '../db/schema.js';
 import type { ApiKeyAuthenticator } from './api-keys.js';
 import { allows, authorize, GRANTED_ACTION } from './authorize.js';
-import { nowIso } from './clock.js';
+import { nowIso, type Clock } from './clock.js';
 import { AppError, errors } from './errors.js';
 import { findObjectRow } from '../db/repositories/objects.js';
 import { getOwnBucket } from './buckets.js';
@@ -93,6 +93,7 @@ export interface SignerPorts {
   db: Db;
   apiKeys: ApiKeyAuthenticator;
   signer: UrlSigner;
+  clock: Clock;
 }
 
 /**
@@ -129,7 +130,7 @@ async function signerOf(ports: SignerPorts, signer: string): Promise<Signer | nu
     return owner && { user: owner.user, limits: owner.limits };
   }
   const row = await findSessionAccount(ports.db, signer.slice(1));
-  if (!row || row.revoked_at !== null || row.expires_at <= nowIso()) return null;
+  if (!row || row.revoked_at !== null || row.expires_at <= nowIso(ports.clock)) return null;
   const { revoked_at: _revoked, expires_at: _expires, ...user } = row;
   return { user, limits: NO_LIMITS };
 }
@@ -179,7 +180,7 @@ export interface SignInput {
  * url grants; a GET url is made only for a file that exists.
  */
 export async function signFileUrl(
-  ports: { db: Db; signer: UrlSigner; baseUrl: string },
+  ports: { db: Db; signer: UrlSigner; baseUrl: string; clock: Clock },
   principal: Principal,
   rawBucketId: string,
   filename: string,
@@ -199,7 +200,7 @@ export async function signFileUrl(
   const bucket = await getOwnBucket(ports.db, principal.user!.id, rawBucketId);
   if (method === 'GET' && !(await findObjectRow(ports.db, bucket.id, filename))) throw errors.fileNotFound();
   // In whole seconds, rounded up: a url asked for N seconds works for at least N (floored, one asked for 1 could last a millisecond).
-  const expires = Math.ceil(Date.now() / 1000) + (input.expires_in ?? DEFAULT_SIGNED_URL_SECONDS);
+  const expires = Math.ceil(ports.clock.now() / 1000) + (input.expires_in ?? DEFAULT_SIGNED_URL_SECONDS);
   const grant: Grant = {
     method,
     storageName: bucket.storage_name,

@@ -6,7 +6,7 @@ import { findUserByEmail, insertUser, updatePlan } from '../db/repositories/user
 import type { AccountRow, Db, UserRow } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
-import { hashPassword } from './passwords.js';
+import { hashPassword, PASSWORD_COST, type PasswordCost } from './passwords.js';
 import type { PlanLimits } from './ports.js';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
@@ -52,7 +52,11 @@ export function parsePlan(plan: string): Plan {
   return plan;
 }
 
-export async function createUser(db: Db, input: { email: string; password: string; plan?: string }): Promise<UserRow> {
+export async function createUser(
+  db: Db,
+  input: { email: string; password: string; plan?: string },
+  passwordCost: PasswordCost = PASSWORD_COST,
+): Promise<UserRow> {
   const { email, password } = parseCredentials(input);
   const plan = parsePlan(input.plan ?? 'free');
   if (password.length < MIN_PASSWORD_LENGTH) {
@@ -60,7 +64,7 @@ export async function createUser(db: Db, input: { email: string; password: strin
   }
   if (password.length > 1024) throw errors.validation('password must be at most 1024 characters');
   if (await findUserByEmail(db, email)) throw errors.emailTaken();
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, passwordCost);
   try {
     return await insertUser(db, { email, password_hash: passwordHash, plan, created_at: nowIso() });
   } catch (error) {

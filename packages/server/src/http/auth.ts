@@ -166,8 +166,8 @@ async function authenticateSignedUrl(ctx: AppContext, request: FastifyRequest, r
   // HEAD is served by GET urls; the path and query hold the rest of the grant.
   const urlKey = `${request.method === 'PUT' ? 'PUT' : 'GET'} ${request.url}`;
   const claimed = () => grantOf(request, request.query as Record<string, unknown>);
-  const ports = { db: ctx.db, apiKeys: ctx.apiKeys, signer: ctx.urlSigner };
-  const use = principalOfSignedUrl(ports, urlKey, claimed, Math.floor(Date.now() / 1000));
+  const ports = { db: ctx.db, apiKeys: ctx.apiKeys, signer: ctx.urlSigner, clock: ctx.storage.clock };
+  const use = principalOfSignedUrl(ports, urlKey, claimed, Math.floor(ports.clock.now() / 1000));
   request.principal = use instanceof Promise ? await use : use;
   return admit(ctx, request, reply);
 }

@@ -4,16 +4,16 @@
  * - `scaled`: PostgreSQL + Redis + S3, as several instances would share them.
  *   Every call gets its own PostgreSQL schema (`search_path` in the connection
  *   string), its own Redis key prefix and its own bucket on an s3rver that this
- *   test process starts (as a child process) on first use, so test files
- *   running in parallel never see each other's rows, counters or blobs.
- *   cleanup() drops all three.
+ *   test process starts (as a child process) on first use and keeps for every
+ *   test file it runs, so test files running in parallel never see each
+ *   other's rows, counters or blobs. cleanup() drops all three.
  *   PostgreSQL and Redis must answer (PAIL_TEST_DATABASE_URL,
  *   PAIL_TEST_REDIS_URL; see scale-out/reachable.ts): a scaled run was asked
  *   for, so their absence is an error, never a silent fallback.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,10 +71,7 @@ export async function scaledBackendEnv(): Promise<BackendEnv> {
     bucket = `pail-t-${id.replace(/_/g, '-')}`;
     // Made here, as an operator would beforehand, so instances that start
     // together do not race to create it (see docs/deploy.md).
-    await createBucket(s3.endpoint, bucket).catch(async (error: unknown) => {
-      await releaseS3rver();
-      throw error;
-    });
+    await createBucket(s3.endpoint, bucket);
   } catch (error) {
     await dropSchema(schema).catch(() => {});
     throw error;
@@ -96,7 +93,6 @@ export async function scaledBackendEnv(): Promise<BackendEnv> {
       if (cleaned) return;
       cleaned = true;
       const results = await Promise.allSettled([dropSchema(schema), deleteRedisKeys(redisPrefix), emptyAndDeleteBucket(s3.endpoint, bucket)]);
-      await releaseS3rver();
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
     },
@@ -173,19 +169,17 @@ async function deleteRedisKeys(prefix: string): Promise<void> {
 
 interface RunningS3rver {
   child: ChildProcess;
-  directory: string;
   endpoint: string;
 }
 
 const S3RVER_CHILD = fileURLToPath(new URL('../scale-out/s3rver-child.mjs', import.meta.url));
 
 let s3rver: Promise<RunningS3rver> | undefined;
-let s3rverUsers = 0;
 
 function startS3rver(): Promise<RunningS3rver> {
   return (async () => {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'pail-s3rver-'));
-    // stdin stays open as a lifeline: when this process ends, the child sees EOF and exits.
+    // stdin stays open as a lifeline: when this process ends, the child sees EOF, removes its directory and exits.
     const child = spawn(process.execPath, [S3RVER_CHILD, directory], { stdio: ['pipe', 'pipe', 'pipe'] });
     let errors = '';
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -215,37 +209,26 @@ function startS3rver(): Promise<RunningS3rver> {
     });
     // Let this process exit without waiting for the child (it follows on stdin EOF).
     for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
-    return { child, directory, endpoint: `http://127.0.0.1:${port}` };
+    child.once('exit', () => {
+      s3rver = undefined;
+    });
+    return { child, endpoint: `http://127.0.0.1:${port}` };
   })();
 }
 
-/** One s3rver per test process, started on first use and stopped when its last user is cleaned up. */
+/**
+ * One s3rver per test process, started on first use and kept until the
+ * process ends (a worker runs many test files: starting one for each would
+ * cost a second apiece); each user has a bucket of its own on it.
+ */
 async function acquireS3rver(): Promise<RunningS3rver> {
-  s3rverUsers += 1;
   s3rver ??= startS3rver();
   try {
     return await s3rver;
   } catch (error) {
-    s3rverUsers -= 1;
     s3rver = undefined;
     throw error;
   }
-}
-
-async function releaseS3rver(): Promise<void> {
-  s3rverUsers -= 1;
-  if (s3rverUsers > 0 || !s3rver) return;
-  const running = s3rver;
-  s3rver = undefined;
-  const { child, directory } = await running;
-  if (child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(killer);
-  }
-  await rm(directory, { recursive: true, force: true });
 }
 
 async function s3rverStore(endpoint: string, bucket: string) {

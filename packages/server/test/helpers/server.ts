@@ -2,6 +2,11 @@
  * Starts a real Pail server for a test: a temporary DATA_DIR, a real port on
  * 127.0.0.1, the backends chosen by PAIL_TEST_BACKEND (see backends.ts), and
  * logs off. Every test file gets its own server and its own data.
+ *
+ * Two things differ from production, both given to buildApp: passwords are
+ * hashed at a trivial scrypt cost (TEST_PASSWORD_COST; passwords.test.ts
+ * checks production's), and expiries follow a clock the test can move on
+ * (`clock`, helpers/clock.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,7 +15,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import type { PasswordCost } from '../../src/domain/passwords.js';
 import { backendEnv } from './backends.js';
+import { TestClock } from './clock.js';
+
+/** The cheapest scrypt cost there is: a sign-up in a test costs microseconds, not production's tenth of a second. */
+export const TEST_PASSWORD_COST: PasswordCost = { N: 2, r: 1, p: 1 };
 
 export interface TestServer {
   url: string;
@@ -19,7 +29,17 @@ export interface TestServer {
   app: FastifyInstance;
   /** The S3-compatible API's url, when the test asked for it (`s3: true`). */
   s3Url: string | null;
+  /** What the server's expiries are decided by: `clock.advance(ms)` moves it on. */
+  clock: TestClock;
   close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  env?: Record<string, string>;
+  dataDir?: string;
+  s3?: boolean;
+  /** Hash passwords at production's cost, as a server started without a passwordCost does. */
+  productionPasswordCost?: boolean;
 }
 
 /**
@@ -51,7 +71,7 @@ function canListen(port: number): Promise<boolean> {
 }
 
 /** `s3: true` also starts the S3-compatible API on a free port; otherwise it is off (S3_API_PORT=off), so suites never clash over its port. */
-export async function startTestServer(options: { env?: Record<string, string>; dataDir?: string; s3?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'pail-test-')));
   const backend = await backendEnv();
   // Another test file may take the chosen port first: then again, with other ports.
@@ -64,11 +84,7 @@ export async function startTestServer(options: { env?: Record<string, string>; d
   }
 }
 
-async function listening(
-  dataDir: string,
-  backend: Awaited<ReturnType<typeof backendEnv>>,
-  options: { env?: Record<string, string>; dataDir?: string; s3?: boolean },
-): Promise<TestServer> {
+async function listening(dataDir: string, backend: Awaited<ReturnType<typeof backendEnv>>, options: TestServerOptions): Promise<TestServer> {
   const port = await freePort();
   const s3Port = options.s3 ? String(await freePort()) : 'off';
   const config = loadConfig({
@@ -87,7 +103,8 @@ async function listening(
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
   });
-  const app = await buildApp(config, { logger: false });
+  const clock = new TestClock();
+  const app = await buildApp(config, { logger: false, clock, ...(options.productionPasswordCost ? {} : { passwordCost: TEST_PASSWORD_COST }) });
   try {
     await app.listen({ port, host: '127.0.0.1' });
     if (options.s3) await app.s3Api?.listen();
@@ -101,6 +118,7 @@ async function listening(
     config,
     app,
     s3Url: app.s3Api?.url ?? null,
+    clock,
     async close() {
       await app.close();
       await backend.cleanup();

@@ -3,8 +3,9 @@
 // deleted while being written or read; in a test worker that would fail whatever
 // test happens to be running. Here such an error is logged and the server
 // keeps serving. Usage: node s3rver-child.mjs <directory>. Prints one line of
-// JSON ({"port": n}) when listening; exits when its stdin closes (the parent
-// test process ended, however it ended).
+// JSON ({"port": n}) when listening; when its stdin closes (the parent test
+// process ended, however it ended) it removes its directory and exits.
+import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const S3rver = createRequire(import.meta.url)('s3rver');
@@ -23,7 +24,10 @@ const address = await server.run();
 process.stdout.write(`${JSON.stringify({ port: address.port })}\n`);
 
 const stop = () => {
-  server.close().finally(() => process.exit(0));
+  server.close().finally(() => {
+    rmSync(directory, { recursive: true, force: true });
+    process.exit(0);
+  });
 };
 process.stdin.on('end', stop);
 process.stdin.on('close', stop);
