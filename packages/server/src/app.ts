@@ -69,7 +69,10 @@ export async function buildApp(config: Config, options: { logger?: boolean } & S
   await app.register(requestHooks, ctx);
   // One set of counts for both listeners (the S3 listener records into it too).
   const meter = config.metrics ? new Metrics(ctx) : null;
-  if (meter) await app.register(metrics, { ctx, meter });
+  if (meter) {
+    await app.register(metrics, { ctx, meter });
+    ctx.storage.events.listen(meter.onObjectEvent);
+  }
   await app.register(fastifyCookie);
   // One file part and a few small text fields: text fields are held in memory, so they are kept tiny.
   await app.register(fastifyMultipart, {

@@ -11,6 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type TestUser } from './helpers/client.js';
+import { createUpload, patchUpload, tusBucket } from './helpers/tus.js';
 import { sdkClient } from './helpers/s3-client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -132,6 +133,18 @@ describe('GET /metrics', () => {
     expect(delta('pail_http_received_bytes_total')).toBeGreaterThanOrEqual(30_000);
     expect(delta('pail_http_sent_bytes_total')).toBeGreaterThanOrEqual(10_000);
     expect(delta('pail_http_request_duration_seconds_count', { operation: 'GetObject' })).toBe(1);
+  });
+
+  it('counts a file stored when its version commits, whichever door it came through: a finished resumable upload, not its pieces', async () => {
+    const before = await scrape();
+    const { user: owner, endpoint } = await tusBucket(server, 'metered-tus');
+    const url = await createUpload(endpoint, owner, 20_000, 'resumed.bin');
+    expect((await patchUpload(url, owner, 0, new Uint8Array(10_000))).status).toBe(204);
+    const between = await scrape();
+    expect(sample(between, 'pail_uploads_total', { operation: 'resumeUpload' }) - sample(before, 'pail_uploads_total', { operation: 'resumeUpload' })).toBe(0);
+    expect((await patchUpload(url, owner, 10_000, new Uint8Array(10_000))).status).toBe(204);
+    const after = await scrape();
+    expect(sample(after, 'pail_uploads_total', { operation: 'resumeUpload' }) - sample(before, 'pail_uploads_total', { operation: 'resumeUpload' })).toBe(1);
   });
 
   it('without METRICS_TOKEN, answers loopback addresses only: another address, or a request through a proxy, is refused', async () => {

@@ -11,6 +11,7 @@ import fp from 'fastify-plugin';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { totalStorageUsed } from '../../db/repositories/users.js';
 import { errors } from '../../domain/errors.js';
+import type { ObjectEvent } from '../../domain/object-events.js';
 import type { AppContext } from '../context.js';
 import { addRoute, type Scope } from '../route.js';
 import { RequestTallies } from './request-tallies.js';
@@ -30,22 +31,11 @@ const REFUSAL_REASONS: Record<string, string> = {
   SignatureDoesNotMatch: 'auth',
 };
 
-/** What a successful answer of each operation that stores a file looks like, on either API. */
-const STORES_A_FILE: Record<string, (status: number) => boolean> = {
-  uploadRaw: (status) => status === 201,
-  uploadMultipart: (status) => status === 201,
-  uploadBySignedUrl: (status) => status === 201,
-  PutObject: (status) => status === 200,
-  CopyObject: (status) => status === 200,
-  CompleteMultipartUpload: (status) => status === 200,
-  // success_action_status or success_action_redirect chooses the answer.
-  PostObject: (status) => (status >= 200 && status < 300) || status === 303,
-};
-
 /**
  * The counts behind /metrics, one set per app: both listeners (the Pail
- * API's and the S3 API's) record into it through `onResponse`, and the
- * storage used and the process's figures are read when scraped.
+ * API's and the S3 API's) record into it through `onResponse`, files stored
+ * are counted at the commit seam (domain/object-events.ts), and the storage
+ * used and the process's figures are read when scraped.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -92,6 +82,11 @@ export class Metrics {
     });
   }
 
+  /** Listens at the commit seam: a file stored is counted when its version committed, by the operation of the door that made it. */
+  readonly onObjectEvent = (event: ObjectEvent): void => {
+    if (event.type === 'object-created') this.uploads.inc({ operation: event.operation ?? 'none' });
+  };
+
   /** A listener's onResponse hook: the request's operation is its route's, or what the S3 listener found (`meteredAs`). */
   readonly onResponse = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const operation = request.meteredAs ?? request.routeOptions.config.operation ?? 'none';
@@ -99,7 +94,6 @@ export class Metrics {
     const received = Number(request.headers['content-length']) || 0;
     const sent = request.method === 'HEAD' ? 0 : Number(reply.getHeader('content-length')) || 0;
     this.tallies.record(operation, status, reply.elapsedTime / 1000, received, sent);
-    if (STORES_A_FILE[operation]?.(status)) this.uploads.inc({ operation });
     const reason = request.errorCode === null ? undefined : REFUSAL_REASONS[request.errorCode];
     if (reason) this.refusals.inc({ reason });
     done();
