@@ -76,11 +76,18 @@ export async function sendObject(
   request: FastifyRequest,
   reply: FastifyReply,
   { bucket, object }: ReadableObject,
-  /** Headers over the usual ones (the S3 API's stored metadata and response-* overrides). */
-  extraHeaders?: Record<string, string>,
+  /**
+   * The S3 API's headers over the usual ones (stored metadata, response-*
+   * overrides). S3 sends Cache-Control only when the object has one (or the
+   * request asks), so with these Pail's default Cache-Control is left out.
+   */
+  s3Headers?: Record<string, string>,
 ): Promise<FastifyReply> {
   reply.headers(objectHeaders(bucket, object));
-  if (extraHeaders) reply.headers(extraHeaders);
+  if (s3Headers) {
+    if (s3Headers['cache-control'] === undefined) reply.removeHeader('cache-control');
+    reply.headers(s3Headers);
+  }
   if (notModified(request, object)) return reply.code(304).send();
   const range = requestedRange(request, object);
   const length = range ? range.end - range.start + 1 : object.size;

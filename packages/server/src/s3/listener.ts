@@ -92,10 +92,35 @@ export async function buildS3Listener(ctx: AppContext, config: Config, options: 
   if (options.meter) app.addHook('onResponse', options.meter.onResponse);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  setContentTypeAsideWhileParsing(app);
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, error));
   app.route({ method: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'OPTIONS'], url: '/*', handler: (request, reply) => serveS3(ctx, request, reply) });
   await app.ready();
   return new S3Listener(app, config.s3ApiPort, config.host);
+}
+
+/**
+ * Fastify answers 415 to a Content-Type it cannot parse (an empty one, which
+ * boto3 sends for ContentType='') before any handler runs; S3 takes any, and
+ * this listener reads bodies itself (its one parser leaves them unread). So
+ * the header is set aside while Fastify looks for a parser, and put back, as
+ * signed, before the request is served.
+ */
+function setContentTypeAsideWhileParsing(app: FastifyInstance): void {
+  const aside = new WeakMap<FastifyRequest, string>();
+  app.addHook('onRequest', (request, _reply, done) => {
+    const sent = request.headers['content-type'];
+    if (sent !== undefined) {
+      aside.set(request, sent);
+      delete request.headers['content-type'];
+    }
+    done();
+  });
+  app.addHook('preValidation', (request, _reply, done) => {
+    const sent = aside.get(request);
+    if (sent !== undefined) request.headers['content-type'] = sent;
+    done();
+  });
 }
 
 async function serveS3(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {

@@ -1,36 +1,46 @@
 /**
  * What S3 keeps with an object beside its type: Content-Disposition,
- * Content-Encoding, Cache-Control, Expires and x-amz-meta-* user metadata,
- * read from a PutObject's headers and sent back on GET and HEAD. S3 allows
- * 2 KiB of it; Pail counts every stored name and value in that.
+ * Content-Encoding, Content-Language, Cache-Control, Expires and x-amz-meta-*
+ * user metadata, read from a PutObject's headers and sent back on GET and
+ * HEAD. S3 allows 2 KiB of it; Pail counts every stored name and value in that.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ObjectRow } from '../db/schema.js';
 import { S3Error } from './errors.js';
 
-const STORED_HEADERS = ['content-disposition', 'content-encoding', 'cache-control', 'expires'];
+const STORED_HEADERS = ['content-disposition', 'content-encoding', 'content-language', 'cache-control', 'expires'];
 const MAX_METADATA_BYTES = 2048;
 
 /** The headers to keep, or undefined for none; 400 MetadataTooLarge past 2 KiB. */
 export function metadataOf(headers: IncomingHttpHeaders): Record<string, string> | undefined {
   const kept: Record<string, string> = {};
   for (const [name, raw] of Object.entries(headers)) {
-    if (raw === undefined || !(STORED_HEADERS.includes(name) || name.startsWith('x-amz-meta-'))) continue;
-    let value = Array.isArray(raw) ? raw.join(',') : raw;
-    // aws-chunked is how the body was framed on the wire, not how the stored bytes are encoded.
-    if (name === 'content-encoding')
-      value = value
-        .split(',')
-        .map((token) => token.trim())
-        .filter((token) => token !== '' && token.toLowerCase() !== 'aws-chunked')
-        .join(',');
-    if (value !== '') kept[name] = value;
+    const userMetadata = name.startsWith('x-amz-meta-');
+    if (raw === undefined || !(userMetadata || STORED_HEADERS.includes(name))) continue;
+    const value = Array.isArray(raw) ? raw.join(',') : raw;
+    const stored = name === 'content-encoding' ? storedEncoding(value) : value;
+    // User metadata keeps an empty value (S3 returns it); an empty standard header is as good as none.
+    if (stored !== '' || userMetadata) kept[name] = stored;
   }
   const size = Object.entries(kept).reduce((total, [name, value]) => total + Buffer.byteLength(name) + Buffer.byteLength(value), 0);
   if (size > MAX_METADATA_BYTES) {
     throw new S3Error('MetadataTooLarge', 400, `Your metadata headers exceed the maximum allowed metadata size (${MAX_METADATA_BYTES} bytes).`);
   }
   return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
+/**
+ * Content-Encoding without aws-chunked, which is how the body was framed on
+ * the wire, not how the stored bytes are encoded; the rest kept as sent
+ * (`deflate, gzip` stays `deflate, gzip`).
+ */
+function storedEncoding(value: string): string {
+  return value
+    .split(',')
+    .filter((token) => token.trim().toLowerCase() !== 'aws-chunked')
+    .join(',')
+    .trim()
+    .replace(/^,\s*|,\s*$/g, '');
 }
 
 /** Rows are shared (cached) objects: their parsed headers are kept beside them. */

@@ -5,7 +5,9 @@ import { queryValue } from '../query.js';
 
 export const ListObjectsV2: Handler = async (ctx, _request, reply, target) => {
   const params = listParams(target);
-  const token = queryValue(target.query, 'continuation-token') || undefined;
+  // An empty token starts at the beginning, and is echoed as it came (S3 does both).
+  const sentToken = queryValue(target.query, 'continuation-token');
+  const token = sentToken || undefined;
   const startAfter = queryValue(target.query, 'start-after') || undefined;
   const fetchOwner = queryValue(target.query, 'fetch-owner') === 'true';
   const found = await listingPage(ctx, target, params, { cursor: token, after: startAfter });
@@ -13,7 +15,7 @@ export const ListObjectsV2: Handler = async (ctx, _request, reply, target) => {
   if (params.delimiter !== undefined) result.Delimiter = params.encode(params.delimiter);
   Object.assign(result, { MaxKeys: params.maxKeys, KeyCount: found.rows.length + found.folders.length, IsTruncated: found.nextCursor !== null });
   if (params.encodingType !== undefined) result.EncodingType = params.encodingType;
-  if (token !== undefined) result.ContinuationToken = token;
+  if (sentToken !== undefined) result.ContinuationToken = sentToken;
   if (found.nextCursor !== null) result.NextContinuationToken = found.nextCursor;
   if (startAfter !== undefined) result.StartAfter = params.encode(startAfter);
   const owner = fetchOwner ? { Owner: ownerXml(target.caller) } : {};
