@@ -12,6 +12,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import { defaultDashboardDir, installDashboard } from './api/dashboard.js';
+import { answerExpectations } from './http/expectations.js';
 import { answerClientError, answerError, installErrorHandlers } from './http/error-handler.js';
 import { backgroundWork } from './http/plugins/background-work.js';
 import { connectionLimits } from './http/plugins/connections.js';
@@ -51,6 +52,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } & S
     clientErrorHandler: answerClientError,
     ajv: { customOptions: { allErrors: true, coerceTypes: false }, plugins: [(ajv) => ajvErrorsModule.default(ajv)] },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  answerExpectations(app.server);
 
   const ctx = await openServices(config, (error, what) => app.log.warn({ err: error }, what), {
     passwordCost: options.passwordCost,

@@ -7,6 +7,7 @@ import { CreateBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObject
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type TestUser } from './helpers/client.js';
 import { sdkClient } from './helpers/s3-client.js';
+import { signRequest } from './helpers/s3-signing.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -63,6 +64,24 @@ describe('objects as S3 keeps them', () => {
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'no-type' }));
     expect(head.ContentType).toBe('application/octet-stream');
     expect(head.ContentLength).toBe(3);
+  });
+});
+
+describe('keys S3 cannot parse', () => {
+  it('a key with control characters, or not UTF-8, is 400 InvalidURI on any operation', async () => {
+    for (const key of ['\u00ae\u008a-', 'tab\there']) {
+      const error = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key })).then(
+        () => null,
+        (caught: { name: string; message: string; $metadata: { httpStatusCode?: number } }) => caught,
+      );
+      expect(error, key).toMatchObject({ name: 'InvalidURI', message: "Couldn't parse the specified URI." });
+      expect(error?.$metadata.httpStatusCode).toBe(400);
+    }
+    const signed = await signRequest(server.s3Url!, alice, 'GET', `/${bucket}/bad%FFkey`);
+    const raw = await fetch(`${server.s3Url}/${bucket}/bad%FFkey`, { headers: signed });
+    expect(raw.status).toBe(400);
+    const text = await raw.text();
+    expect(text, text).toContain("<Code>InvalidURI</Code>");
   });
 });
 

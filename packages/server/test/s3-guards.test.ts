@@ -18,13 +18,13 @@ import {
 } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { SignatureV4 } from '@smithy/signature-v4';
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { sdkClient } from './helpers/s3-client.js';
+import { signRequest } from './helpers/s3-signing.js';
 
 let server: TestServer;
 let s3Url: string;
@@ -54,44 +54,9 @@ const exists = (bucket: string, key: string) =>
     () => false,
   );
 
-const bytes = (data: string | ArrayBuffer | ArrayBufferView): Buffer =>
-  typeof data === 'string' ? Buffer.from(data) : ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data);
-
-/** The hash @smithy/signature-v4 signs with, from node:crypto. */
-class NodeSha256 {
-  private hash: Hash | Hmac;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(bytes(data));
-  }
-  digest(): Promise<Uint8Array> {
-    return Promise.resolve(this.hash.digest());
-  }
-  reset(): void {}
-}
-
 /** Headers signed by the AWS signer for `method path?query` with an unsigned payload. */
-async function signedHeaders(method: string, path: string, query: Record<string, string> = {}, headers: Record<string, string> = {}) {
-  const url = new URL(`${s3Url}${path}`);
-  const signer = new SignatureV4({
-    credentials: { accessKeyId: alice.accessKeyId, secretAccessKey: alice.secretAccessKey },
-    region: 'us-east-1',
-    service: 's3',
-    sha256: NodeSha256,
-  });
-  const signed = await signer.sign({
-    method,
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: Number(url.port),
-    path: url.pathname,
-    query,
-    headers: { host: url.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers },
-  });
-  return signed.headers as Record<string, string>;
-}
+const signedHeaders = (method: string, path: string, query: Record<string, string> = {}, headers: Record<string, string> = {}) =>
+  signRequest(s3Url, alice, method, path, query, headers);
 
 /**
  * A signed request that declares `declared` bytes of body but sends only

@@ -24,6 +24,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 // C0 controls, DEL and C1 controls.
 // eslint-disable-next-line no-control-regex -- matching control characters is the rule's whole point
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+/** Text that no filename can be: a control character, or half of a surrogate pair (no UTF-8 for it). */
+export const isUnfitText = (text: string): boolean => CONTROL_CHARS.test(text) || LONE_SURROGATE.test(text);
 const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
 
 /** A name ending in `/` keeps its folder in existence: an empty object, as S3 consoles make them. */

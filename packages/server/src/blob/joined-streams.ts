@@ -32,7 +32,15 @@ export function bodyThrough<T extends Duplex>(body: Readable, stage: T): T {
     body.unpipe(stage);
     if (!body.readableEnded && !body.destroyed) body.resume();
   });
-  return body.pipe(stage);
+  // The body flows once the stage's reader starts reading, not before: a client that waits for 100 Continue is
+  // told to send only then (http/expectations.ts), after whatever may refuse the request without its body.
+  const startWhenRead = (event: string | symbol) => {
+    if (event !== 'data' && event !== 'readable') return;
+    stage.off('newListener', startWhenRead);
+    body.pipe(stage);
+  };
+  stage.on('newListener', startWhenRead);
+  return stage;
 }
 
 /**

@@ -4,17 +4,33 @@
  * being the key) when a domain is configured. The signature covers the path
  * as sent, so this only decides what the request is about.
  */
+import { isUnfitText } from '@pail/shared';
 import type { IncomingHttpHeaders } from 'node:http';
+import { s3Errors } from './errors.js';
 import { decodePath } from './query.js';
 
+/**
+ * The bucket and key; a key that is not text (bytes that are not UTF-8, a
+ * malformed escape) or holds control characters is 400 InvalidURI, as S3
+ * answers a key it cannot parse, whatever the operation.
+ */
 export function addressOf(path: string, headers: IncomingHttpHeaders, domain: string | null): { bucket: string; key: string } {
   const segments = decodePath(path);
   const host = (headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
-  if (domain !== null && host.endsWith(`.${domain}`)) {
-    const bucket = host.slice(0, -(domain.length + 1));
-    // The key may hold slashes of its own: everything after the leading slash.
-    return { bucket, key: segments.slice(1).join('/') };
+  const virtual = domain !== null && host.endsWith(`.${domain}`);
+  // The key may hold slashes of its own: everything after the bucket (virtual-hosted: after the leading slash).
+  const keyFrom = virtual ? 1 : 2;
+  const bucket = virtual ? host.slice(0, -(domain.length + 1)) : (segments[1] ?? '');
+  const key = segments.slice(keyFrom).join('/');
+  if (key !== '' && !parsableKey(path.split('/').slice(keyFrom).join('/'), key)) throw s3Errors.invalidUri();
+  return { bucket, key };
+}
+
+function parsableKey(encoded: string, key: string): boolean {
+  try {
+    decodeURIComponent(encoded);
+  } catch {
+    return false;
   }
-  const [, bucket = '', ...keyParts] = segments;
-  return { bucket, key: keyParts.join('/') };
+  return !isUnfitText(key);
 }

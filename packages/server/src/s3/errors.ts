@@ -22,6 +22,7 @@ export class S3Error extends Error {
 
 export const s3Errors = {
   accessDenied: (message = 'Access Denied') => new S3Error('AccessDenied', 403, message),
+  invalidUri: () => new S3Error('InvalidURI', 400, "Couldn't parse the specified URI."),
   invalidAccessKeyId: () => new S3Error('InvalidAccessKeyId', 403, 'The AWS Access Key Id you provided does not exist in our records.'),
   signatureDoesNotMatch: () =>
     new S3Error(

@@ -12,6 +12,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { isStoreUnreachable } from '../db/unavailable.js';
+import { answerExpectations } from '../http/expectations.js';
 import { clientErrorHandler, isClientAbort, type RawAnswer } from '../http/client-errors.js';
 import type { Metrics } from '../http/plugins/metrics.js';
 import { connectionLimits } from '../http/plugins/connections.js';
@@ -81,6 +82,7 @@ export async function buildS3Listener(ctx: AppContext, config: Config, options: 
     frameworkErrors: (error, request, reply) => void sendError(request, reply, error),
     clientErrorHandler: clientErrorHandler(s3ClientError),
   });
+  answerExpectations(app.server);
   // Bodies stay unread: an upload streams to the domain, a bucket operation reads its own small body.
   // The same guard against slow and greedy clients as the Pail API's listener (idle sweep, per-address cap, counted per listener).
   await app.register(connectionLimits, ctx);
@@ -167,6 +169,8 @@ function s3ErrorOf(request: FastifyRequest, error: unknown): S3Error {
   if (error instanceof AppError) return fromAppError(error);
   if (error instanceof WriteConditionFailed) return preconditionFailed();
   if (isStoreUnreachable(error)) return new S3Error('ServiceUnavailable', 503, 'A backing store cannot be reached; try again shortly');
+  // The router's refusal of a path that is not valid percent-encoding: a key S3 cannot parse either.
+  if ((error as { code?: unknown }).code === 'FST_ERR_BAD_URL') return s3Errors.invalidUri();
   const statusCode = (error as { statusCode?: unknown }).statusCode;
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     return new S3Error('InvalidRequest', 400, error instanceof Error ? error.message : 'Bad request');

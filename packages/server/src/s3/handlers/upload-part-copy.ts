@@ -13,7 +13,7 @@ import { objectBody } from '../../domain/object-bytes.js';
 import { findReadable } from '../../domain/objects.js';
 import { checkCopySourceConditions } from '../conditions.js';
 import { md5Passing, parseCopySource } from '../copy-source.js';
-import { s3Errors } from '../errors.js';
+import { S3Error, s3Errors } from '../errors.js';
 import { ownBucket, sendXml, type Handler } from '../handler-support.js';
 import { answeringRefusals, uploadIdOf } from '../multipart-support.js';
 import { queryValue } from '../query.js';
@@ -30,7 +30,8 @@ function parseCopySourceRange(raw: string | string[] | undefined, size: number):
       'The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy',
     );
   }
-  if (end >= size) throw s3Errors.invalidArgument(`Range specified is not valid for source object of size: ${size}`);
+  // Well formed but past the source's end: S3's InvalidRange (as a GET of that range), not a malformed argument.
+  if (end >= size) throw new S3Error('InvalidRange', 416, `Range specified is not valid for source object of size: ${size}`);
   return { start, end };
 }
 
