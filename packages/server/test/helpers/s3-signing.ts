@@ -46,5 +46,5 @@ export async function signRequest(
     query,
     headers: { host: url.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers },
   });
-  return signed.headers as Record<string, string>;
+  return signed.headers;
 }
