@@ -81,7 +81,7 @@ describe('keys S3 cannot parse', () => {
     const raw = await fetch(`${server.s3Url}/${bucket}/bad%FFkey`, { headers: signed });
     expect(raw.status).toBe(400);
     const text = await raw.text();
-    expect(text, text).toContain("<Code>InvalidURI</Code>");
+    expect(text, text).toContain('<Code>InvalidURI</Code>');
   });
 });
 
