@@ -4,7 +4,7 @@
  * ones in flight finish, then close the stores.
  */
 import './threadpool.js';
-import 'dotenv/config';
+import './environment.js';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
@@ -45,9 +45,10 @@ export async function serve(config: Config): Promise<void> {
   }
 }
 
-export function configOrExit(): Config {
+/** loadConfig, or a line naming the bad variable and exit 2; the CLI passes the environment it was given. */
+export function configOrExit(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   try {
-    return loadConfig();
+    return loadConfig(env, cwd);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
