@@ -4,7 +4,7 @@
  * budgets), which a command never needs and which takes long to load.
  * index.ts exports all of it too.
  */
-export { loadConfig, ConfigError, type Config } from './config.js';
+export { loadConfig, configOrExit, ConfigError, type Config } from './config.js';
 export type { Db } from './db/schema.js';
 export { listUsers } from './db/repositories/users.js';
 export { openCommandServices, s3CredentialSealer, type CommandServices } from './command-services.js';

@@ -9,7 +9,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
 import { contentHashEngine } from './blob/content-hash.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { configOrExit, type Config } from './config.js';
 
 const SHUTDOWN_TIMEOUT_MS = 30_000;
 
@@ -42,19 +42,6 @@ export async function serve(config: Config): Promise<void> {
     app.log.warn(
       `no @napi-rs/blake-hash binary for ${process.platform}-${process.arch}: uploads are hashed by the WebAssembly BLAKE3, several times slower (see the README)`,
     );
-  }
-}
-
-/** loadConfig, or a line naming the bad variable and exit 2; the CLI passes the environment it was given. */
-export function configOrExit(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
-  try {
-    return loadConfig(env, cwd);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
   }
 }
 
