@@ -1,8 +1,11 @@
 /**
- * The real `pail` command, run as a child process (node packages/cli/bin/pail.js,
- * built by `tsc -b`), against a temporary DATA_DIR. Where a running server is
- * needed, an in-process test server shares that DATA_DIR and so the same
- * SQLite file.
+ * The `pail` command against a temporary DATA_DIR: mostly its whole program
+ * (runCli) in this process, over the environment and streams the binary
+ * would get; a few tests run the real binary as a child process (node
+ * packages/cli/bin/pail.js, built by `tsc -b`) for what only the process
+ * shows: its exit codes, stderr, stdin, the .env file, `serve`. Where a
+ * running server is needed, an in-process test server shares that DATA_DIR
+ * and so the same SQLite file.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -16,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginUpload, storePart } from '../../server/src/domain/multipart.js';
 import { createResumableUpload, newResumableId } from '../../server/src/domain/resumable-uploads.js';
 import { freePort, startTestServer, type TestServer } from '../../server/test/helpers/server.js';
+import { runCli } from '../src/run.js';
 
 const BIN = fileURLToPath(new URL('../bin/pail.js', import.meta.url));
 const DIST = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -38,7 +42,35 @@ function cliEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.Pro
   return { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, LOG_LEVEL: 'silent', S3_API_PORT: 'off', ...sharedEnv, ...extra };
 }
 
-function pail(dataDir: string, args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Run> {
+interface RunOptions {
+  env?: Record<string, string>;
+  /** What stdin carries (a pipe, closed after it), as `printf … | pail …`. */
+  input?: string;
+  /** Run the real binary as a child process instead of runCli in this process. */
+  binary?: boolean;
+}
+
+/**
+ * runCli in this process, as the binary runs it: the same arguments, the
+ * environment the child would get, its working directory (for the
+ * configuration; no .env file is read, there is none there), stdin a pipe.
+ */
+async function pail(dataDir: string, args: string[], options: RunOptions = {}): Promise<Run> {
+  if (options.binary) return pailBinary(dataDir, args, options);
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    env: cliEnv(dataDir, options.env),
+    cwd: path.dirname(dataDir),
+    stdin: Readable.from(options.input ? [Buffer.from(options.input)] : []),
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, signal: null, stdout, stderr };
+}
+
+/** The real binary: node packages/cli/bin/pail.js as a child process. */
+function pailBinary(dataDir: string, args: string[], options: RunOptions = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     // cwd is the data directory's parent: no stray .env file is picked up.
     const child = spawn(process.execPath, [BIN, ...args], { cwd: path.dirname(dataDir), env: cliEnv(dataDir, options.env) });
@@ -53,7 +85,7 @@ function pail(dataDir: string, args: string[], options: { env?: Record<string, s
 }
 
 /** Exit 0, nothing on stderr. */
-async function ok(dataDir: string, args: string[], options?: { env?: Record<string, string>; input?: string }): Promise<string> {
+async function ok(dataDir: string, args: string[], options?: RunOptions): Promise<string> {
   const run = await pail(dataDir, args, options);
   expect(run.stderr, `pail ${args.join(' ')}`).toBe('');
   expect(run.code, `pail ${args.join(' ')}`).toBe(0);
@@ -61,7 +93,7 @@ async function ok(dataDir: string, args: string[], options?: { env?: Record<stri
 }
 
 /** Exit 1 with exactly one line on stderr, `pail: <message>`; returns the message. */
-async function fails(dataDir: string, args: string[], options?: { env?: Record<string, string>; input?: string }): Promise<string> {
+async function fails(dataDir: string, args: string[], options?: RunOptions): Promise<string> {
   const run = await pail(dataDir, args, options);
   expect(run.code, `pail ${args.join(' ')}: ${run.stderr}`).toBe(1);
   expect(run.stdout).toBe('');
@@ -78,7 +110,7 @@ beforeAll(() => {
   if (!existsSync(DIST)) throw new Error('packages/cli is not built: run `npx tsc -b packages/cli` (npm test does it first)');
 });
 
-// Each command is a fresh Node process; on a busy machine a test with several of them takes a while.
+// A test with several commands, or a child process, takes a while on a busy machine.
 const SLOW = { timeout: 120_000 };
 
 describe('pail with a running server on the same DATA_DIR', SLOW, () => {
@@ -115,7 +147,8 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
   });
 
   it('reads the password from stdin when it is piped', async () => {
-    const out = await ok(dataDir, ['users', 'create', 'piped@example.com'], { input: 'from-stdin-123\n' });
+    // The binary: its own stdin, a pipe.
+    const out = await ok(dataDir, ['users', 'create', 'piped@example.com'], { input: 'from-stdin-123\n', binary: true });
     expect(out).not.toContain('from-stdin-123');
     expect((await login('piped@example.com', 'from-stdin-123')).status).toBe(200);
   });
@@ -461,7 +494,8 @@ describe('pail without a server', SLOW, () => {
     ['uploads', 'cancel'],
   ];
   it.concurrent.each(commands.map((command) => [command.join(' ') || '(none)', command]))('--help on %s', async (_label, command) => {
-    const run = await pail(dataDir, [...command, '--help']);
+    // The binary for `pail --help`, runCli for the rest.
+    const run = await pail(dataDir, [...command, '--help'], { binary: command.length === 0 });
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain(`Usage: ${['pail', ...command].join(' ')}`);
@@ -530,20 +564,22 @@ describe('pail without a server', SLOW, () => {
   });
 
   it('a bad configuration value is one line naming the variable, exit 1', async () => {
-    const message = await fails(dataDir, ['users', 'list'], { env: { PORT: 'abc' } });
+    const message = await fails(dataDir, ['users', 'list'], { env: { PORT: 'abc' }, binary: true });
     expect(message).toBe('Invalid configuration: PORT must be a whole number, got "abc"');
     expect(await fails(dataDir, ['migrate'], { env: { SIGNUP: 'maybe' } })).toContain('SIGNUP');
   });
 
   it('serve with a bad configuration value stops with a line naming the variable', async () => {
-    const run = await pail(dataDir, ['serve'], { env: { PORT: 'abc' } });
+    // The binary: configOrExit ends the process.
+    const run = await pail(dataDir, ['serve'], { env: { PORT: 'abc' }, binary: true });
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/^[^\n]*PORT[^\n]*\n$/);
   });
 
   it('bad usage is one line and exit 2', async () => {
     const cases = [['frobnicate'], ['users', 'create'], ['users', 'list', '--bogus'], ['keys', 'revoke', 'a@example.com', 'abc'], ['gc', '--grace', '-1']];
-    const runs = await Promise.all(cases.map((args) => pail(dataDir, args)));
+    // The binary for the first, runCli for the rest.
+    const runs = await Promise.all(cases.map((args, index) => pail(dataDir, args, { binary: index === 0 })));
     runs.forEach((run, index) => {
       const label = cases[index]!.join(' ');
       expect(run.code, label).toBe(2);

@@ -269,3 +269,20 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   };
   return Object.freeze(config);
 }
+
+/**
+ * What a server process starts with: loadConfig, or the line naming the bad
+ * variable and exit 2. `pail serve` passes the environment it was given, and
+ * calls it before loading the server, so a bad value stops it at once.
+ */
+export function configOrExit(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  try {
+    return loadConfig(env, cwd);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

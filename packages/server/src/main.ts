@@ -4,12 +4,12 @@
  * ones in flight finish, then close the stores.
  */
 import './threadpool.js';
-import 'dotenv/config';
+import './environment.js';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
 import { contentHashEngine } from './blob/content-hash.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { configOrExit, type Config } from './config.js';
 
 const SHUTDOWN_TIMEOUT_MS = 30_000;
 
@@ -42,18 +42,6 @@ export async function serve(config: Config): Promise<void> {
     app.log.warn(
       `no @napi-rs/blake-hash binary for ${process.platform}-${process.arch}: uploads are hashed by the WebAssembly BLAKE3, several times slower (see the README)`,
     );
-  }
-}
-
-export function configOrExit(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
   }
 }
 

@@ -1,8 +1,10 @@
 /** The Redis connection, when REDIS_URL is set: shared rate budgets and cache epochs. */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
-export function openRedis(url: string | undefined): Redis | undefined {
+/** The client is loaded only when REDIS_URL asks for it: a process without Redis never loads it. */
+export async function openRedis(url: string | undefined): Promise<Redis | undefined> {
   if (!url) return undefined;
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

@@ -2,31 +2,25 @@
  * Everything the server talks to, opened once from configuration: the
  * metadata database, the blob store, Redis, the caches, the authenticators
  * and the rate budgets. The CLI opens the same database and caches through
- * openCommandServices(), so its changes reach a running server.
+ * openCommandServices() (command-services.ts), so its changes reach a running server.
  */
-import type { Redis } from 'ioredis';
 import { chmod, mkdir } from 'node:fs/promises';
-import type { BlobStore } from './blob/blob-store.js';
 import { openBlobStore } from './blob/open-blob-store.js';
-import { Caches } from './cache/caches.js';
-import { SharedEpochs } from './cache/shared-epochs.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
 import type { Dialect } from './db/migrations.js';
-import type { OpenDatabase } from './db/open-database.js';
 import type { Db } from './db/schema.js';
 import { ApiKeyAuthenticator } from './domain/api-keys.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import { ObjectEvents } from './domain/object-events.js';
 import { PASSWORD_COST, type PasswordCost } from './domain/passwords.js';
 import type { StoragePorts } from './domain/ports.js';
-import { ResumableWriters } from './domain/resumable-writers.js';
 import { sessionTokens, type SessionTokens } from './domain/sessions.js';
 import { RateLimits } from './http/rate-limits.js';
 import { openRedis, redisReady } from './redis.js';
 import { sessionSecret } from './secrets.js';
 import { UrlSigner } from './domain/signed-urls.js';
 import { S3CredentialSealer } from './domain/s3-credentials.js';
+import { cachesFor, storagePorts } from './storage-services.js';
 
 /** How long start-up waits for Redis, whose budgets and epochs every request needs. */
 const REDIS_READY_WAIT_MS = 3_000;
@@ -62,7 +56,7 @@ export async function openServices(config: Config, onError: (error: unknown, wha
   const database = openDatabase(config.database, { checkpointInBackground: true });
   await migrateToLatest(database.db, database.dialect);
   const blobs = await openBlobStore(config.blob);
-  const redis = openRedis(config.redisUrl);
+  const redis = await openRedis(config.redisUrl);
   await redisReady(redis, REDIS_READY_WAIT_MS);
   const caches = cachesFor(config, database, redis, { serving: true, onError });
   const storage = storagePorts(config, database, blobs, caches, onError, overrides.clock ?? systemClock);
@@ -91,101 +85,4 @@ export async function openServices(config: Config, onError: (error: unknown, wha
 async function privateDataDir(dataDir: string): Promise<void> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await chmod(dataDir, 0o700);
-}
-
-/**
- * A server keeps lookups in memory where every change reaches every cache:
- * one process on SQLite, or instances sharing epochs in Redis. A command
- * (the CLI) keeps none, but announces its changes the same way.
- */
-function cachesFor(
-  config: Config,
-  database: OpenDatabase,
-  redis: Redis | undefined,
-  options: { serving: boolean; onError: (error: unknown, what: string) => void },
-): Caches {
-  const shared = database.dialect === 'postgres' && redis ? new SharedEpochs(redis, config.redisKeyPrefix) : null;
-  return new Caches({
-    db: database.dialect === 'sqlite' ? database.db : null,
-    committedElsewhere: options.serving ? database.committedElsewhere : null,
-    shared,
-    keepLookups: options.serving && (database.dialect === 'sqlite' || shared !== null),
-    bytes: options.serving ? { maxObjectBytes: config.cacheMaxObjectBytes, maxTotalBytes: config.cacheMaxBytes } : { maxObjectBytes: 0, maxTotalBytes: 0 },
-    onError: options.onError,
-  });
-}
-
-function storagePorts(
-  config: Config,
-  database: OpenDatabase,
-  blobs: BlobStore,
-  caches: Caches,
-  onError: (error: unknown, what: string) => void,
-  clock: Clock,
-): StoragePorts {
-  const events = new ObjectEvents(onError);
-  // A change of files is answered once the caches have heard of it: no instance serves a lookup older than an answered change.
-  events.listen(caches.onObjectEvent, { beforeAnswer: true });
-  return {
-    db: database.db,
-    writes: database.writes,
-    blobs,
-    caches,
-    events,
-    limits: { plans: config.plans, maxFileBytes: config.maxFileBytes, inlineMaxBytes: config.inlineMaxBytes, maxUploadsPerUser: config.maxUploadsPerUser },
-    storageHost: `${config.publicUrl}/storage`,
-    durable: database.durable,
-    // Instances share uploads only through PostgreSQL; SQLite's process is the only one.
-    resumableWriters: new ResumableWriters(database.dialect === 'postgres' ? database.db : null),
-    clock,
-  };
-}
-
-/** What a CLI command needs: the database, migrated, and the caches its changes are announced through. */
-export interface CommandServices {
-  config: Config;
-  db: Db;
-  dialect: Dialect;
-  /** Names of the migrations this run applied (usually none). */
-  applied: string[];
-  caches: Caches;
-  /** Opens the blob store too (closed with the rest), for commands that touch bytes. */
-  openStorage: () => Promise<StoragePorts>;
-  close: () => Promise<void>;
-}
-
-/** For a command that makes API keys: the sealer of their S3 secrets, from the server secret (SESSION_SECRET or DATA_DIR's). */
-export async function s3CredentialSealer(config: Config): Promise<S3CredentialSealer> {
-  return new S3CredentialSealer(await sessionSecret(config.sessionSecret, config.dataDir));
-}
-
-export async function openCommandServices(config: Config): Promise<CommandServices> {
-  const database = openDatabase(config.database);
-  const redis = database.dialect === 'postgres' ? openRedis(config.redisUrl) : undefined;
-  let blobs: BlobStore | null = null;
-  const close = async () => {
-    await blobs?.close?.();
-    redis?.disconnect();
-    await database.close();
-  };
-  try {
-    const applied = await migrateToLatest(database.db, database.dialect);
-    const onError = (error: unknown, what: string) => console.error(`warning: ${what}: ${error instanceof Error ? error.message : String(error)}`);
-    const caches = cachesFor(config, database, redis, { serving: false, onError });
-    return {
-      config,
-      db: database.db,
-      dialect: database.dialect,
-      applied,
-      caches,
-      openStorage: async () => {
-        blobs ??= await openBlobStore(config.blob);
-        return storagePorts(config, database, blobs, caches, onError, systemClock);
-      },
-      close,
-    };
-  } catch (error) {
-    await close();
-    throw error;
-  }
 }

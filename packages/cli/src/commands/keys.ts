@@ -2,8 +2,8 @@
 import { PERMISSIONS, type ApiKey, type Permission } from '@pail/shared';
 import type { Command } from 'commander';
 import { collectIds, expirySeconds, permissionList, positiveId } from '../arguments.js';
-import { requireUser, server, withDatabase } from '../context.js';
-import { formatTime, print, printJson, printTable } from '../output.js';
+import { type Cli, requireUser, server, withDatabase } from '../context.js';
+import { formatTime } from '../output.js';
 
 interface CreateOptions {
   name?: string;
@@ -31,7 +31,7 @@ const CREATE_EXAMPLES = [
   '  $ pail keys create alice@example.com --json',
 ].join('\n');
 
-export function registerKeyCommands(program: Command): void {
+export function registerKeyCommands(program: Command, { io, out }: Cli): void {
   const keys = program
     .command('keys')
     .description("create, list and revoke a user's API keys")
@@ -58,18 +58,18 @@ export function registerKeyCommands(program: Command): void {
         expires_in: options.expiresIn,
         expires_at: options.expiresAt,
       };
-      const { user, created } = await withDatabase(async ({ db, config }) => {
+      const { user, created } = await withDatabase(io, async ({ db, config }) => {
         const owner = await requireUser(db, email);
         return { user: owner, created: await createApiKey(db, owner.id, input, config.maxKeysPerUser, await s3CredentialSealer(config)) };
       });
-      if (options.json) return printJson(created);
-      print(`Created API key ${created.id} "${created.name}" for ${user.email} (prefix ${created.prefix}).`);
+      if (options.json) return out.printJson(created);
+      out.print(`Created API key ${created.id} "${created.name}" for ${user.email} (prefix ${created.prefix}).`);
       const limits = describeLimits(created);
-      print(`Buckets: ${limits.buckets}; permissions: ${limits.permissions}; expires: ${limits.expires}.`);
+      out.print(`Buckets: ${limits.buckets}; permissions: ${limits.permissions}; expires: ${limits.expires}.`);
       // The key stays the last line, for scripts that take it with `tail -n 1`.
-      print(`For S3 tools: access key id ${created.access_key_id}, secret access key ${created.secret_access_key}`);
-      print('Store them now; they are shown only this once. The API key:');
-      print(created.key);
+      out.print(`For S3 tools: access key id ${created.access_key_id}, secret access key ${created.secret_access_key}`);
+      out.print('Store them now; they are shown only this once. The API key:');
+      out.print(created.key);
     });
 
   keys
@@ -80,13 +80,13 @@ export function registerKeyCommands(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ pail keys list alice@example.com')
     .action(async (email: string, options: { json?: boolean }) => {
       const { listApiKeys } = await server();
-      const { user, list } = await withDatabase(async ({ db }) => {
+      const { user, list } = await withDatabase(io, async ({ db }) => {
         const owner = await requireUser(db, email);
         return { user: owner, list: await listApiKeys(db, owner.id) };
       });
-      if (options.json) return printJson(list);
-      if (list.length === 0) return print(`${user.email} has no API keys. Create one with: pail keys create ${user.email}`);
-      printTable(
+      if (options.json) return out.printJson(list);
+      if (list.length === 0) return out.print(`${user.email} has no API keys. Create one with: pail keys create ${user.email}`);
+      out.printTable(
         ['ID', 'NAME', 'PREFIX', 'S3 ACCESS KEY ID', 'BUCKETS', 'PERMISSIONS', 'CREATED', 'LAST USED', 'EXPIRES'],
         list.map((key) => {
           const limits = describeLimits(key);
@@ -113,11 +113,11 @@ export function registerKeyCommands(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ pail keys revoke alice@example.com 3')
     .action(async (email: string, keyId: number) => {
       const { revokeApiKey } = await server();
-      const user = await withDatabase(async (ctx) => {
+      const user = await withDatabase(io, async (ctx) => {
         const owner = await requireUser(ctx.db, email);
         await revokeApiKey(ctx, owner.id, keyId);
         return owner;
       });
-      print(`Revoked API key ${keyId} of ${user.email}.`);
+      out.print(`Revoked API key ${keyId} of ${user.email}.`);
     });
 }

@@ -6,15 +6,15 @@
 import { formatBytes, UNFINISHED_UPLOAD_KINDS, type UnfinishedUploadKind } from '@pail/shared';
 import { InvalidArgumentError, type Command } from 'commander';
 import { positiveId } from '../arguments.js';
-import { requireUser, server, withDatabase } from '../context.js';
-import { formatTime, plural, print, printJson, printTable } from '../output.js';
+import { type Cli, requireUser, server, withDatabase } from '../context.js';
+import { formatTime, plural } from '../output.js';
 
 function uploadKind(value: string): UnfinishedUploadKind {
   if (!(UNFINISHED_UPLOAD_KINDS as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be ${UNFINISHED_UPLOAD_KINDS.join(' or ')}.`);
   return value as UnfinishedUploadKind;
 }
 
-export function registerUploadCommands(program: Command): void {
+export function registerUploadCommands(program: Command, { io, out }: Cli): void {
   const uploads = program
     .command('uploads')
     .description("list and cancel a user's unfinished uploads, which hold storage until they finish")
@@ -29,13 +29,13 @@ export function registerUploadCommands(program: Command): void {
     .addHelpText('after', '\nExamples:\n  $ pail uploads list alice@example.com\n  $ pail uploads list alice@example.com --bucket 3 --json')
     .action(async (email: string, options: { bucket?: number; json?: boolean }) => {
       const { listUnfinishedUploads, operatorFor } = await server();
-      const { user, list } = await withDatabase(async ({ db }) => {
+      const { user, list } = await withDatabase(io, async ({ db }) => {
         const owner = await requireUser(db, email);
         return { user: owner, list: await listUnfinishedUploads(db, operatorFor(owner), options.bucket) };
       });
-      if (options.json) return printJson(list.uploads);
-      if (list.uploads.length === 0) return print(`${user.email} has no unfinished uploads.`);
-      printTable(
+      if (options.json) return out.printJson(list.uploads);
+      if (list.uploads.length === 0) return out.print(`${user.email} has no unfinished uploads.`);
+      out.printTable(
         ['KIND', 'ID', 'BUCKET', 'FILE', 'HELD', 'RECEIVED', 'CREATED', 'UPDATED'],
         list.uploads.map((upload) => [
           upload.kind,
@@ -48,7 +48,7 @@ export function registerUploadCommands(program: Command): void {
           formatTime(upload.updated_at),
         ]),
       );
-      print(`${plural(list.uploads.length, 'unfinished upload')} holding ${formatBytes(list.heldBytes)}.`);
+      out.print(`${plural(list.uploads.length, 'unfinished upload')} holding ${formatBytes(list.heldBytes)}.`);
     });
 
   uploads
@@ -60,11 +60,11 @@ export function registerUploadCommands(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ pail uploads cancel alice@example.com resumable 5f0c…')
     .action(async (email: string, kind: UnfinishedUploadKind, uploadId: string) => {
       const { cancelUnfinishedUpload, operatorFor } = await server();
-      const { user, cancelled } = await withDatabase(async (ctx) => {
+      const { user, cancelled } = await withDatabase(io, async (ctx) => {
         const owner = await requireUser(ctx.db, email);
         return { user: owner, cancelled: await cancelUnfinishedUpload(await ctx.openStorage(), operatorFor(owner), kind, uploadId) };
       });
-      print(
+      out.print(
         `Cancelled ${kind} upload ${uploadId} of ${user.email} (${cancelled.filename} in ${cancelled.bucket_name}): ${formatBytes(cancelled.held_bytes)} no longer held.`,
       );
     });

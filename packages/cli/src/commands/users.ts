@@ -6,29 +6,29 @@
 import { formatBytes, PLANS } from '@pail/shared';
 import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
-import { server, withDatabase } from '../context.js';
-import { formatTime, print, printJson, printTable } from '../output.js';
+import { type Cli, type CliIo, server, withDatabase } from '../context.js';
+import { formatTime } from '../output.js';
 
 const PLAN_LIST = PLANS.join('|');
 
 /** The password: the option, else stdin when it is piped, else a generated one. */
-async function choosePassword(option: string | undefined): Promise<{ password: string; generated: boolean }> {
+async function choosePassword(option: string | undefined, stdin: CliIo['stdin']): Promise<{ password: string; generated: boolean }> {
   if (option !== undefined) return { password: option, generated: false };
-  if (!process.stdin.isTTY) {
-    const piped = (await readStdin()).replace(/\r?\n$/, '');
+  if (!stdin.isTTY) {
+    const piped = (await readStdin(stdin)).replace(/\r?\n$/, '');
     if (piped !== '') return { password: piped, generated: false };
   }
   // 24 characters from 18 random bytes: 144 bits, URL-safe, easy to paste.
   return { password: randomBytes(18).toString('base64url'), generated: true };
 }
 
-async function readStdin(): Promise<string> {
+async function readStdin(stdin: CliIo['stdin']): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export function registerUserCommands(program: Command): void {
+export function registerUserCommands(program: Command, { io, out }: Cli): void {
   const users = program
     .command('users')
     .description('create user accounts, list them with plan and usage, change plans')
@@ -51,11 +51,11 @@ export function registerUserCommands(program: Command): void {
     )
     .action(async (email: string, options: { password?: string; plan?: string }) => {
       const { createUser } = await server();
-      const { password, generated } = await choosePassword(options.password);
+      const { password, generated } = await choosePassword(options.password, io.stdin);
       // createUser checks the plan's name before it creates anything.
-      const user = await withDatabase(({ db }) => createUser(db, { email, password, plan: options.plan }));
-      print(`Created user ${user.id} ${user.email} on the ${user.plan} plan.`);
-      if (generated) print(`Generated password (shown only this once): ${password}`);
+      const user = await withDatabase(io, ({ db }) => createUser(db, { email, password, plan: options.plan }));
+      out.print(`Created user ${user.id} ${user.email} on the ${user.plan} plan.`);
+      if (generated) out.print(`Generated password (shown only this once): ${password}`);
     });
 
   users
@@ -65,13 +65,13 @@ export function registerUserCommands(program: Command): void {
     .addHelpText('after', '\nExamples:\n  $ pail users list\n  $ pail users list --json')
     .action(async (options: { json?: boolean }) => {
       const { listUsers, userWithHoldings } = await server();
-      const views = await withDatabase(async ({ db, config }) => {
+      const views = await withDatabase(io, async ({ db, config }) => {
         const rows = await listUsers(db);
         return Promise.all(rows.map((row) => userWithHoldings(db, row, config.plans)));
       });
-      if (options.json) return printJson(views);
-      if (views.length === 0) return print('No users yet. Create one with: pail users create <email>');
-      printTable(
+      if (options.json) return out.printJson(views);
+      if (views.length === 0) return out.print('No users yet. Create one with: pail users create <email>');
+      out.printTable(
         ['ID', 'EMAIL', 'PLAN', 'USED / LIMIT', 'HELD', 'RATE LIMIT', 'CREATED'],
         views.map((user) => [
           String(user.id),
@@ -93,8 +93,8 @@ export function registerUserCommands(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ pail users set-plan alice@example.com pro')
     .action(async (email: string, plan: string) => {
       const { setPlan, userWithHoldings } = await server();
-      const view = await withDatabase(async (ctx) => userWithHoldings(ctx.db, await setPlan(ctx, email, plan), ctx.config.plans));
-      print(
+      const view = await withDatabase(io, async (ctx) => userWithHoldings(ctx.db, await setPlan(ctx, email, plan), ctx.config.plans));
+      out.print(
         `${view.email} is now on the ${view.plan} plan: ${formatBytes(view.storage_limit_bytes)} of storage ` +
           `(${formatBytes(view.storage_used_bytes)} used), ${view.rate_limit_per_minute} requests per minute.`,
       );

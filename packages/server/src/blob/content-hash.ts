@@ -11,7 +11,6 @@
  * slowly. See docs/performance.md.
  */
 import type * as Blake3Module from '@napi-rs/blake-hash';
-import { createBLAKE3 } from 'hash-wasm';
 
 export interface ContentHasher {
   update(chunk: Uint8Array): void;
@@ -38,8 +37,9 @@ export async function createContentHasher(): Promise<ContentHasher> {
   };
 }
 
-/** The WebAssembly implementation alone (the fallback, and tests that compare the two). */
+/** The WebAssembly implementation alone (the fallback, and tests that compare the two); loaded only where it runs. */
 export async function createWasmContentHasher(): Promise<ContentHasher> {
+  const { createBLAKE3 } = await import('hash-wasm');
   const hasher = await createBLAKE3();
   return {
     update: (chunk) => void hasher.update(chunk),

@@ -1,11 +1,29 @@
 /** The shared backend: a PostgreSQL pool. Commits are durable when they return. */
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type { Pool } from 'pg';
 import type { OpenDatabase } from './open-database.js';
 import { postgresObjectWrites } from './object-writes/postgres.js';
 import type { Database } from './schema.js';
 
 export function openPostgres(url: string): OpenDatabase {
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: () => openPool(url) }) });
+  return {
+    db,
+    dialect: 'postgres',
+    writes: postgresObjectWrites(db),
+    durable: async () => {},
+    committedElsewhere: null,
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * Made by Kysely on the first query. The driver is loaded here, not with this
+ * module, so a process on the embedded backend (the server's default, the
+ * CLI) never loads it.
+ */
+async function openPool(url: string): Promise<Pool> {
+  const { default: pg } = await import('pg');
   // int8 (bigint) as a JS number: byte counts stay far below 2^53.
   const types = new pg.TypeOverrides();
   types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -23,13 +41,5 @@ export function openPostgres(url: string): OpenDatabase {
   // reported here; unheard, the 'error' event would end the process. The pool
   // drops that connection and the next query opens a new one.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    db,
-    dialect: 'postgres',
-    writes: postgresObjectWrites(db),
-    durable: async () => {},
-    committedElsewhere: null,
-    close: () => db.destroy(),
-  };
+  return pool;
 }

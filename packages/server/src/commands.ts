@@ -1,0 +1,18 @@
+/**
+ * What the CLI's commands use: configuration, the database and the domain
+ * functions, without the HTTP side (Fastify, the doors, sessions, rate
+ * budgets), which a command never needs and which takes long to load.
+ * index.ts exports all of it too.
+ */
+export { loadConfig, configOrExit, ConfigError, type Config } from './config.js';
+export type { Db } from './db/schema.js';
+export { listUsers } from './db/repositories/users.js';
+export { openCommandServices, s3CredentialSealer, type CommandServices } from './command-services.js';
+export { createUser, findUser, setPlan, userView, userWithHoldings, planOf } from './domain/users.js';
+export { cancelUnfinishedUpload, listUnfinishedUploads } from './domain/unfinished-uploads.js';
+export { operatorFor } from './domain/principal.js';
+export { createApiKey, listApiKeys, revokeApiKey } from './domain/api-keys.js';
+export { AppError } from './domain/errors.js';
+export { collectGarbage } from './domain/garbage-collection.js';
+export { expireMultipartUploads } from './domain/multipart-expiry.js';
+export { expireResumableUploads, RESUMABLE_IDLE_SECONDS } from './domain/resumable-uploads.js';
