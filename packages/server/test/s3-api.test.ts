@@ -100,13 +100,33 @@ describe('buckets', () => {
     expect(await s3Error(s3.send(new GetBucketLocationCommand({ Bucket: name })))).toMatchObject({ name: 'NoSuchBucket', status: 404 });
   });
 
-  it('x-amz-acl public-read makes a public bucket; a second create of a name is BucketAlreadyOwnedByYou', async () => {
+  it('x-amz-acl public-read makes a public bucket; in us-east-1 a second create of it is 200 and changes nothing', async () => {
     const s3 = s3Of(alice);
     const name = `public-${Date.now().toString(36)}`;
     await s3.send(new CreateBucketCommand({ Bucket: name, ACL: 'public-read' }));
-    const pail = await fetch(`${server.url}/api/v1/buckets`, { headers: { 'x-api-key': alice.apiKey } });
-    expect(((await json(pail)).data as { name: string; public: boolean }[]).find((b) => b.name === name)?.public).toBe(true);
-    expect(await s3Error(s3.send(new CreateBucketCommand({ Bucket: name })))).toMatchObject({ name: 'BucketAlreadyOwnedByYou', status: 409 });
+    await s3.send(new PutObjectCommand({ Bucket: name, Key: 'kept.txt', Body: 'kept' }));
+    const isPublic = async () => {
+      const pail = await fetch(`${server.url}/api/v1/buckets`, { headers: { 'x-api-key': alice.apiKey } });
+      return ((await json(pail)).data as { name: string; public: boolean }[]).find((b) => b.name === name)?.public;
+    };
+    expect(await isPublic()).toBe(true);
+    const again = await s3.send(new CreateBucketCommand({ Bucket: name }));
+    expect(again.$metadata.httpStatusCode).toBe(200);
+    expect(await isPublic()).toBe(true);
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: name }));
+    expect(listed.Contents?.map((object) => object.Key)).toEqual(['kept.txt']);
+  });
+
+  it('in another region, a second create of an owned bucket is 409 BucketAlreadyOwnedByYou', async () => {
+    const elsewhere = await startTestServer({ s3: true, env: { S3_API_REGION: 'eu-west-1' } });
+    try {
+      const owner = await signUp(elsewhere.url);
+      const s3 = sdkClient(elsewhere.s3Url!, owner, { region: 'eu-west-1' });
+      await s3.send(new CreateBucketCommand({ Bucket: 'twice' }));
+      expect(await s3Error(s3.send(new CreateBucketCommand({ Bucket: 'twice' })))).toMatchObject({ name: 'BucketAlreadyOwnedByYou', status: 409 });
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   it('DeleteBucket refuses a bucket that holds files: 409 BucketNotEmpty', async () => {

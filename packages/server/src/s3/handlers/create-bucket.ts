@@ -1,7 +1,8 @@
 /**
  * CreateBucket: a new bucket, private or public-read by its canned ACL; the
  * Pail API's createBucket with S3's name error. A key limited to some
- * buckets was refused before (authorize.ts, createBucket).
+ * buckets was refused before (authorize.ts, createBucket). Names are per
+ * owner: another owner's bucket of the same name is no conflict.
  */
 import { createBucket } from '../../domain/buckets.js';
 import { AppError } from '../../domain/errors.js';
@@ -20,6 +21,11 @@ export const CreateBucket: Handler = async (ctx, request, reply, { bucket, calle
     await createBucket(ctx.db, caller.principal.user.id, { name: bucket, public: acl === 'public-read' }, ctx.config.maxBucketsPerUser);
   } catch (error) {
     if (error instanceof AppError && error.code === 'ValidationError') throw new S3Error('InvalidBucketName', 400, error.message);
+    // In us-east-1, S3 answers a create of a bucket the caller already owns with 200 and leaves the bucket as it is
+    // (its files and visibility); every other region answers 409 BucketAlreadyOwnedByYou.
+    if (error instanceof AppError && error.code === 'BucketNameTaken' && ctx.config.s3ApiRegion === 'us-east-1') {
+      return reply.code(200).header('location', `/${bucket}`).send();
+    }
     throw error;
   }
   return reply.code(200).header('location', `/${bucket}`).send();
