@@ -4,6 +4,8 @@
  * raw signed request where the SDK would not send what the tools send.
  */
 import { CreateBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type TestUser } from './helpers/client.js';
 import { sdkClient } from './helpers/s3-client.js';
@@ -64,6 +66,43 @@ describe('objects as S3 keeps them', () => {
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'no-type' }));
     expect(head.ContentType).toBe('application/octet-stream');
     expect(head.ContentLength).toBe(3);
+  });
+});
+
+describe('bodies as S3 takes them', () => {
+  it('a PutObject sent chunked, without Content-Length, is stored; with neither it is 411 MissingContentLength', async () => {
+    const path = `/${bucket}/chunked.txt`;
+    // Signed with Transfer-Encoding, as boto3 signs it when told to send chunked.
+    const headers = await signRequest(server.s3Url!, alice, 'PUT', path, {}, { 'transfer-encoding': 'chunked' });
+    const pieces = ['first piece, ', 'second piece'];
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(`${server.s3Url}${path}`, { method: 'PUT', headers }, (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      });
+      request.on('error', reject);
+      for (const piece of pieces) request.write(piece);
+      request.end();
+    });
+    expect(status).toBe(200);
+    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'chunked.txt' }));
+    expect(await got.Body!.transformToString()).toBe(pieces.join(''));
+
+    // Neither header: raw, as no HTTP client sends a PUT that way on its own.
+    const bare = await signRequest(server.s3Url!, alice, 'PUT', `/${bucket}/no-length.txt`);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const { hostname, port } = new URL(server.s3Url!);
+      const socket = connect(Number(port), hostname, () => {
+        const lines = Object.entries(bare).map(([name, value]) => `${name}: ${value}\r\n`);
+        socket.write(`PUT /${bucket}/no-length.txt HTTP/1.1\r\n${lines.join('')}connection: close\r\n\r\n`);
+      });
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+      socket.on('end', () => resolve(received));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 411 /);
+    expect(answer).toContain('<Code>MissingContentLength</Code>');
   });
 });
 

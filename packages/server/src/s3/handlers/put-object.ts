@@ -13,6 +13,8 @@ import { metadataOf } from '../metadata.js';
 import { checksumHeaders } from '../object-reads.js';
 import { bodyStream } from '../payload.js';
 
+const isChunked = (value: string | undefined): boolean => value !== undefined && /(^|,)\s*chunked\s*$/i.test(value);
+
 export const PutObject: Handler = async (ctx, request, reply, target) => {
   const bucket = await ownBucketForNewObject(ctx, target, request);
   const filename = parseFilename(target.key);
@@ -22,14 +24,15 @@ export const PutObject: Handler = async (ctx, request, reply, target) => {
   // An aws-chunked body declares its decoded length (x-amz-decoded-content-length); Content-Length counts its framing.
   const body = bodyStream(request, target.caller.claimed.payloadHash, target.caller, { md5: true });
   const declaredSize = body.declaredSize ?? declaredLength(request);
-  if (declaredSize === undefined) throw s3Errors.missingContentLength();
+  // A body sent chunked (Transfer-Encoding) has no length up front: it is held against the cap as it streams.
+  if (declaredSize === undefined && !isChunked(request.headers['transfer-encoding'])) throw s3Errors.missingContentLength();
   const result = await uploadObject(ctx.storage, {
     owner: target.caller.principal.user,
     bucket: { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name },
     filename,
     body: body.stream,
     contentType: contentTypeFor(filename, request.headers['content-type']),
-    declaredSize,
+    ...(declaredSize !== undefined ? { declaredSize } : {}),
     rawRequestBody: body.raw,
     metadata: metadataOf(request.headers),
     etag: body.md5Hex,
