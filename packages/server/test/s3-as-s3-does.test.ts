@@ -4,12 +4,16 @@
  * raw signed request where the SDK would not send what the tools send.
  */
 import { CreateBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type TestUser } from './helpers/client.js';
 import { sdkClient } from './helpers/s3-client.js';
 import { signRequest } from './helpers/s3-signing.js';
+import { missing, ok, PYTHON_BOTO3, required, run } from './helpers/s3-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -66,6 +70,50 @@ describe('objects as S3 keeps them', () => {
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'no-type' }));
     expect(head.ContentType).toBe('application/octet-stream');
     expect(head.ContentLength).toBe(3);
+  });
+});
+
+const UNICODE_SCRIPT = `
+import boto3, json, os
+from botocore.config import Config
+s3 = boto3.client('s3', endpoint_url=os.environ['PAIL_S3_URL'], aws_access_key_id=os.environ['PAIL_ACCESS_KEY_ID'],
+                  aws_secret_access_key=os.environ['PAIL_SECRET_ACCESS_KEY'], region_name='us-east-1',
+                  config=Config(s3={'addressing_style': 'path'}, retries={'max_attempts': 1}))
+bucket = os.environ['PAIL_BUCKET']
+# As s3-tests sets it: the header itself, which botocore sends and signs as UTF-8.
+def unicode_metadata(**kwargs):
+    kwargs['params']['headers']['x-amz-meta-meta1'] = u"Hello World\\xe9"
+    kwargs['params']['headers']['x-amz-meta-meta2'] = u"\\u2615 coffee"
+s3.meta.events.register('before-call.s3.PutObject', unicode_metadata)
+s3.put_object(Bucket=bucket, Key='unicode-meta', Body=b'bar')
+print(json.dumps(s3.get_object(Bucket=bucket, Key='unicode-meta')['Metadata']))
+`;
+
+describe('metadata beyond ASCII', () => {
+  it.skipIf(missing('boto3 (python3-boto3)', PYTHON_BOTO3))('UTF-8 metadata from boto3 is signed as its bytes, kept, and read back', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pail-unicode-'));
+    const script = path.join(dir, 'unicode.py');
+    await writeFile(script, UNICODE_SCRIPT);
+    const result = await run(required('python3 with boto3', PYTHON_BOTO3), [script], {
+      HOME: dir,
+      PAIL_S3_URL: server.s3Url!,
+      PAIL_ACCESS_KEY_ID: alice.accessKeyId,
+      PAIL_SECRET_ACCESS_KEY: alice.secretAccessKey,
+      PAIL_BUCKET: bucket,
+      AWS_CONFIG_FILE: path.join(dir, 'none'),
+      AWS_SHARED_CREDENTIALS_FILE: path.join(dir, 'none'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+    });
+    // boto3 reads header bytes as latin1: é comes back as itself; ☕ cannot be one byte, so it comes RFC 2047 encoded.
+    expect(JSON.parse(ok(result, 'boto3 unicode metadata'))).toEqual({
+      meta1: 'Hello World\u00e9',
+      meta2: `=?UTF-8?B?${Buffer.from('\u2615 coffee').toString('base64')}?=`,
+    });
+  });
+
+  it('latin1 metadata from the AWS SDK for JavaScript is kept and read back', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'latin1-meta', Body: 'x', Metadata: { place: 'café' } }));
+    expect((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'latin1-meta' }))).Metadata).toEqual({ place: 'café' });
   });
 });
 

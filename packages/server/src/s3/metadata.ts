@@ -17,7 +17,7 @@ export function metadataOf(headers: IncomingHttpHeaders): Record<string, string>
   for (const [name, raw] of Object.entries(headers)) {
     const userMetadata = name.startsWith('x-amz-meta-');
     if (raw === undefined || !(userMetadata || STORED_HEADERS.includes(name))) continue;
-    const value = Array.isArray(raw) ? raw.join(',') : raw;
+    const value = textOf(Array.isArray(raw) ? raw.join(',') : raw);
     const stored = name === 'content-encoding' ? storedEncoding(value) : value;
     // User metadata keeps an empty value (S3 returns it); an empty standard header is as good as none.
     if (stored !== '' || userMetadata) kept[name] = stored;
@@ -28,6 +28,25 @@ export function metadataOf(headers: IncomingHttpHeaders): Record<string, string>
   }
   return Object.keys(kept).length > 0 ? kept : undefined;
 }
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A header value as text: Node reads its bytes one per character, and the bytes of a UTF-8 client are UTF-8. */
+function textOf(value: string): string {
+  if (!/[^\x00-\x7f]/.test(value)) return value;
+  try {
+    return utf8.decode(Buffer.from(value, 'latin1'));
+  } catch {
+    return value; // not UTF-8: latin1 it was
+  }
+}
+
+/**
+ * A stored value as a header: a character past U+00FF cannot be sent as one
+ * byte, so such a value goes out RFC 2047 encoded (=?UTF-8?B?…?=), as S3
+ * sends non-ASCII metadata; the rest byte for byte, as it came.
+ */
+const headerOf = (value: string): string => (/[^\x00-\xff]/.test(value) ? `=?UTF-8?B?${Buffer.from(value).toString('base64')}?=` : value);
 
 /**
  * Content-Encoding without aws-chunked, which is how the body was framed on
@@ -46,12 +65,16 @@ function storedEncoding(value: string): string {
 /** Rows are shared (cached) objects: their parsed headers are kept beside them. */
 const parsed = new WeakMap<ObjectRow, Record<string, string>>();
 
+/** The stored headers as kept (a copy keeps its source's). */
+export const storedMetadata = (object: ObjectRow): Record<string, string> | undefined =>
+  object.metadata === null ? undefined : (JSON.parse(object.metadata) as Record<string, string>);
+
 /** The stored headers to send with the object (none for files uploaded through the Pail API). */
 export function metadataHeaders(object: ObjectRow): Record<string, string> {
   if (object.metadata === null) return {};
   let headers = parsed.get(object);
   if (headers === undefined) {
-    headers = JSON.parse(object.metadata) as Record<string, string>;
+    headers = Object.fromEntries(Object.entries(storedMetadata(object)!).map(([name, value]) => [name, headerOf(value)]));
     parsed.set(object, headers);
   }
   return headers;

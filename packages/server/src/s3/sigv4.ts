@@ -157,9 +157,16 @@ export function checkSignedHeaders(claimed: ClaimedSignature, headers: IncomingH
 /** Whether the claimed signature is the one the signing key of its scope (S3CredentialSealer.signingKey) makes for this request (compared in constant time). */
 export function signatureMatches(request: SignedRequest, claimed: ClaimedSignature, signingKey: Buffer): boolean {
   if (!/^[0-9a-f]{64}$/.test(claimed.signature)) return false;
-  const stringToSign = [ALGORITHM, claimed.amzDate, claimed.scope, sha256Hex(canonicalRequest(request, claimed))].join('\n');
-  const expected = createHmac('sha256', signingKey).update(stringToSign).digest();
-  return timingSafeEqual(expected, Buffer.from(claimed.signature, 'hex'));
+  const canonical = canonicalRequest(request, claimed);
+  const sent = Buffer.from(claimed.signature, 'hex');
+  const matches = (bytes: Buffer) => {
+    const stringToSign = [ALGORITHM, claimed.amzDate, claimed.scope, createHash('sha256').update(bytes).digest('hex')].join('\n');
+    return timingSafeEqual(createHmac('sha256', signingKey).update(stringToSign).digest(), sent);
+  };
+  // Node reads header values byte for byte (latin1), so this is the request as sent: UTF-8 metadata as its bytes.
+  if (matches(Buffer.from(canonical, 'latin1'))) return true;
+  // Some signers (the AWS SDK for JavaScript on Node) send a latin1 header value but sign its UTF-8: taken too.
+  return /[^\x00-\x7f]/.test(canonical) && matches(Buffer.from(canonical, 'utf8'));
 }
 
 function canonicalRequest(request: SignedRequest, claimed: ClaimedSignature): string {
@@ -177,4 +184,3 @@ function canonicalRequest(request: SignedRequest, claimed: ClaimedSignature): st
 
 const headerValue = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(',') : (value ?? '')).trim().replace(/\s+/g, ' ');
 
-const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');

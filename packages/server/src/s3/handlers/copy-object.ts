@@ -17,7 +17,7 @@ import { checkCopySourceConditions, writeConditionOf } from '../conditions.js';
 import { S3Error, s3Errors } from '../errors.js';
 import { ownBucketForNewObject, sendXml, type Handler } from '../handler-support.js';
 import { md5Passing, parseCopySource } from '../copy-source.js';
-import { metadataHeaders, metadataOf } from '../metadata.js';
+import { metadataOf, storedMetadata } from '../metadata.js';
 
 export const CopyObject: Handler = async (ctx, request, reply, target) => {
   const { caller } = target;
@@ -56,7 +56,7 @@ export const CopyObject: Handler = async (ctx, request, reply, target) => {
     body: body.stream,
     contentType: replace ? contentTypeFor(filename, request.headers['content-type']) : source.content_type,
     declaredSize: source.size,
-    metadata: replace ? metadataOf(request.headers) : metadataHeaders(source),
+    metadata: replace ? metadataOf(request.headers) : storedMetadata(source),
     etag: body.md5Hex,
     // The same bytes have the same full-object checksums.
     checksums: () => checksums,
