@@ -33,7 +33,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** A header value as text: Node reads its bytes one per character, and the bytes of a UTF-8 client are UTF-8. */
 function textOf(value: string): string {
-  if (!/[^\x00-\x7f]/.test(value)) return value;
+  if (!/[\u0080-\uffff]/.test(value)) return value;
   try {
     return utf8.decode(Buffer.from(value, 'latin1'));
   } catch {
@@ -46,7 +46,7 @@ function textOf(value: string): string {
  * byte, so such a value goes out RFC 2047 encoded (=?UTF-8?B?…?=), as S3
  * sends non-ASCII metadata; the rest byte for byte, as it came.
  */
-const headerOf = (value: string): string => (/[^\x00-\xff]/.test(value) ? `=?UTF-8?B?${Buffer.from(value).toString('base64')}?=` : value);
+const headerOf = (value: string): string => (/[\u0100-\uffff]/.test(value) ? `=?UTF-8?B?${Buffer.from(value).toString('base64')}?=` : value);
 
 /**
  * Content-Encoding without aws-chunked, which is how the body was framed on

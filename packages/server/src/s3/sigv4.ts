@@ -166,7 +166,7 @@ export function signatureMatches(request: SignedRequest, claimed: ClaimedSignatu
   // Node reads header values byte for byte (latin1), so this is the request as sent: UTF-8 metadata as its bytes.
   if (matches(Buffer.from(canonical, 'latin1'))) return true;
   // Some signers (the AWS SDK for JavaScript on Node) send a latin1 header value but sign its UTF-8: taken too.
-  return /[^\x00-\x7f]/.test(canonical) && matches(Buffer.from(canonical, 'utf8'));
+  return /[\u0080-\uffff]/.test(canonical) && matches(Buffer.from(canonical, 'utf8'));
 }
 
 function canonicalRequest(request: SignedRequest, claimed: ClaimedSignature): string {
