@@ -183,4 +183,3 @@ function canonicalRequest(request: SignedRequest, claimed: ClaimedSignature): st
 }
 
 const headerValue = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(',') : (value ?? '')).trim().replace(/\s+/g, ' ');
-
