@@ -2,7 +2,9 @@
  * The S3 API driven by the real tools people point at it: the AWS CLI, s3cmd,
  * boto3 and rclone, each as a child process with its own configuration in a
  * temporary directory (HOME included: never the user's ~/.aws or ~/.s3cfg),
- * against a real server with its S3 listener on a free port.
+ * against a real server with its S3 listener on a free port. The AWS CLI's
+ * commands run one after another in one warm Python process, each a whole run
+ * of the CLI's own script (helpers/s3-tools.ts).
  *
  * A tool that is not installed skips its tests with a printed reason, unless
  * CI is set: then it fails (.ci/run installs them from Debian).
@@ -15,7 +17,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { AWS, missing, ok, PYTHON_BOTO3, RCLONE, required, run, S3CMD, type Result } from './helpers/s3-tools.js';
+import { AWS, awsCli as makeAwsCli, type AwsCli, missing, ok, PYTHON_BOTO3, RCLONE, required, run, S3CMD, type Result } from './helpers/s3-tools.js';
 
 let server: TestServer;
 let s3Url: string;
@@ -52,18 +54,23 @@ async function bucketId(user: TestUser, name: string): Promise<number> {
   return bucket.id;
 }
 
-/** Many files at once, through the Pail API (much faster than one tool run per file). */
+/**
+ * Many files at once, through the Pail API's PUT injected in process: the
+ * whole request as the server handles it, without a socket for each of
+ * thousands of files (much faster than one tool run per file).
+ */
 async function seed(user: TestUser, id: number, names: string[], concurrency = 32): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < names.length) {
       const name = names[next++]!;
-      const response = await fetch(`${server.url}/api/v1/buckets/${id}/files/${name}`, {
+      const response = await server.app.inject({
         method: 'PUT',
+        url: `/api/v1/buckets/${id}/files/${name}`,
         headers: { 'x-api-key': user.apiKey },
-        body: `body of ${name}`,
+        payload: `body of ${name}`,
       });
-      if (response.status !== 201) throw new Error(`seeding ${name}: ${response.status} ${await response.text()}`);
+      if (response.statusCode !== 201) throw new Error(`seeding ${name}: ${response.statusCode} ${response.body}`);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -85,31 +92,8 @@ async function localTree(root: string): Promise<Record<string, Buffer>> {
 
 // ---------------------------------------------------------------- AWS CLI
 
-interface AwsCli {
-  (args: string[]): Promise<Result>;
-  home: string;
-}
-
-/** The AWS CLI with a config file (region, path-style addressing) and a credentials file of its own. */
-async function awsCli(credentials: { accessKeyId: string; secretAccessKey: string }): Promise<AwsCli> {
-  const dir = await home('aws');
-  const config = path.join(dir, 'config');
-  const credentialsFile = path.join(dir, 'credentials');
-  // signature_version = s3v4: AWS CLI v1's `s3 presign` makes Signature Version 2 urls otherwise (v2's default is s3v4).
-  await writeFile(config, '[default]\nregion = us-east-1\noutput = json\ns3 =\n    addressing_style = path\n    signature_version = s3v4\n');
-  await writeFile(credentialsFile, `[default]\naws_access_key_id = ${credentials.accessKeyId}\naws_secret_access_key = ${credentials.secretAccessKey}\n`);
-  const env = {
-    HOME: dir,
-    AWS_CONFIG_FILE: config,
-    AWS_SHARED_CREDENTIALS_FILE: credentialsFile,
-    AWS_EC2_METADATA_DISABLED: 'true',
-    AWS_PAGER: '',
-    AWS_MAX_ATTEMPTS: '1',
-  };
-  const cli = ((args: string[]) => run(required('aws', AWS), ['--endpoint-url', s3Url, ...args], env, 60_000)) as AwsCli;
-  cli.home = dir;
-  return cli;
-}
+/** The AWS CLI for one user, in a fresh HOME with its own config and credentials files. */
+const awsCli = async (credentials: { accessKeyId: string; secretAccessKey: string }): Promise<AwsCli> => makeAwsCli(await home('aws'), s3Url, credentials);
 
 describe.skipIf(missing('AWS CLI', AWS))('AWS CLI', () => {
   let aws: AwsCli;
