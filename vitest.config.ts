@@ -32,9 +32,8 @@ const NOT_BACKEND_SPECIFIC = [
   'packages/server/test/s3-crash.test.ts',
   'packages/server/test/s3-multipart-crash.test.ts',
   'packages/server/test/resumable-crash.test.ts',
-  // The real S3 tools speak the S3 door's wire format, the same code on either backend; what they reach behind it
-  // (listings, puts, multipart, copies, DeleteObjects, ACLs, metadata) s3-api, s3-operations, s3-multipart and
-  // s3-upload-part-copy run on both. The large file also spawns a server process on the embedded backend.
+  // The real S3 tools test the S3 door's wire format, the same code on either backend; what it reaches behind it the
+  // SDK suites (s3-api, s3-operations, s3-multipart, s3-copy-conditional, s3-upload-part-copy) run on both.
   'packages/server/test/s3-tools.test.ts',
   'packages/server/test/s3-tools-large.test.ts',
   // SQLite's write machinery, and its prepared cap statements against Kysely's, on SQLite files.
