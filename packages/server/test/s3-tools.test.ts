@@ -116,6 +116,8 @@ describe.skipIf(missing('AWS CLI', AWS))('AWS CLI', () => {
     required('aws', AWS);
     aws = await awsCli(alice);
     bucket = bucketName('aws');
+    // The CLI's Python imports happen here, within the hook's time, not the first test's.
+    ok(await aws(['--version']), 'aws --version');
   });
 
   it('mb, cp up and down (unicode names, folders), ls with and without --recursive', async () => {
