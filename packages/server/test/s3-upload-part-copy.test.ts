@@ -1,8 +1,9 @@
 /**
- * UploadPartCopy through the AWS SDK and the AWS CLI: parts copied from
- * ranges of other objects assemble into an object with every byte and the
- * multipart ETag; the range, the source and its conditions are checked as S3
- * checks them; a copied part counts against the cap like an uploaded one.
+ * UploadPartCopy through the AWS SDK: parts copied from ranges of other
+ * objects assemble into an object with every byte and the multipart ETag; the
+ * range, the source and its conditions are checked as S3 checks them; a copied
+ * part counts against the cap like an uploaded one. The AWS CLI's copy of a
+ * large object in parts is in s3-tools-large.test.ts, with the other tools.
  */
 import {
   CompleteMultipartUploadCommand,
@@ -18,12 +19,8 @@ import {
   type UploadPartCopyCommandInput,
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
-import { AWS, missing, ok, required, run } from './helpers/s3-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { sdkClient, type S3Key } from './helpers/s3-client.js';
 
@@ -275,46 +272,4 @@ describe('UploadPartCopy', () => {
     expect(await partNumbers(s3, a, 'dst', uploadId)).toEqual([1]);
     expect((await usage(capped, user)).used).toBe(source.length);
   });
-});
-
-describe.skipIf(missing('AWS CLI', AWS))('AWS CLI: s3 cp between buckets copies a large object in parts', () => {
-  let home: string;
-  beforeAll(async () => {
-    home = await mkdtemp(path.join(os.tmpdir(), 'pail-upload-part-copy-'));
-  });
-  afterAll(async () => {
-    if (home) await rm(home, { recursive: true, force: true });
-  });
-
-  it('a ~20 MiB object copied with UploadPartCopy: head-object shows a multipart ETag, the bytes are the same', async () => {
-    const { user, s3, a, b } = await setUp();
-    const config = path.join(home, 'config');
-    const credentials = path.join(home, 'credentials');
-    await writeFile(config, '[default]\nregion = us-east-1\noutput = json\ns3 =\n    addressing_style = path\n    signature_version = s3v4\n');
-    await writeFile(credentials, `[default]\naws_access_key_id = ${user.accessKeyId}\naws_secret_access_key = ${user.secretAccessKey}\n`);
-    const env = {
-      HOME: home,
-      AWS_CONFIG_FILE: config,
-      AWS_SHARED_CREDENTIALS_FILE: credentials,
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_PAGER: '',
-      AWS_MAX_ATTEMPTS: '1',
-    };
-    const aws = (args: string[]) => run(required('aws', AWS), ['--endpoint-url', server.s3Url!, ...args], env, 120_000);
-
-    const source = randomBytes(20 * MiB + 12345);
-    await s3.send(new PutObjectCommand({ Bucket: a, Key: 'big', Body: source, ContentType: 'application/x-test', Metadata: { colour: 'blue' } }));
-    // Above the CLI's 8 MiB threshold the copy is HeadObject, CreateMultipartUpload, UploadPartCopy of each 8 MiB range, Complete.
-    // The CLI's default --copy-props: it also asks for the source's tags (GetObjectTagging, an empty set) and copies none.
-    ok(await aws(['s3', 'cp', `s3://${a}/big`, `s3://${b}/copy`]), 'aws s3 cp (s3 to s3)');
-    const head = JSON.parse(ok(await aws(['s3api', 'head-object', '--bucket', b, '--key', 'copy']), 's3api head-object'));
-    expect(head).toMatchObject({ ContentLength: source.length, ContentType: 'application/x-test', Metadata: { colour: 'blue' } });
-    expect(head.ETag).toMatch(/^"[0-9a-f]{32}-3"$/);
-    const parts = [0, 1, 2].map((index) => source.subarray(index * 8 * MiB, (index + 1) * 8 * MiB));
-    expect(head.ETag).toBe(multipartEtag(parts));
-    const down = path.join(home, 'down.bin');
-    ok(await aws(['s3', 'cp', `s3://${b}/copy`, down]), 'aws s3 cp (down)');
-    expect(md5(await readFile(down))).toBe(md5(source));
-    expect((await usage(server, user)).used).toBe(2 * source.length);
-  }, 120_000);
 });
