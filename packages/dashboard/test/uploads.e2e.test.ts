@@ -18,11 +18,10 @@ import {
   buildDashboard,
   ConsoleWatch,
   DESKTOP,
-  launch,
   poll,
   randomBytes,
-  removeBuiltDashboard,
   screenshotDir,
+  sharedBrowser,
   shoot,
   skipBrowserSuites,
   STEP_TIMEOUT,
@@ -39,8 +38,6 @@ const LONG = 120_000;
 interface Listed {
   data: { filename: string; size: number }[];
 }
-
-afterAll(removeBuiltDashboard);
 
 describe.skipIf(skipBrowserSuites)('dashboard uploads (end to end, Chromium)', () => {
   let server: TestServer;
@@ -114,7 +111,7 @@ describe.skipIf(skipBrowserSuites)('dashboard uploads (end to end, Chromium)', (
     tmp = await mkdtemp(path.join(os.tmpdir(), 'pail-uploads-e2e-'));
     server = await startTestServer({ env: { DASHBOARD_DIR: dashboard, PLAN_FREE_STORAGE_BYTES: String(600 * MiB) } });
     sameOrigin = { origin: server.url };
-    browser = await launch();
+    browser = await sharedBrowser();
     context = await browser.newContext({ viewport: DESKTOP, baseURL: server.url });
     page = await context.newPage();
     page.setDefaultTimeout(STEP_TIMEOUT);
@@ -142,7 +139,6 @@ describe.skipIf(skipBrowserSuites)('dashboard uploads (end to end, Chromium)', (
 
   afterAll(async () => {
     await context?.close();
-    await browser?.close();
     await server?.close();
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
