@@ -101,6 +101,14 @@ export async function shoot(page: Page, name: string): Promise<void> {
   await page.setViewportSize(DESKTOP);
 }
 
+/**
+ * Resolves when the page sends a piece of a tus upload from `offset` on: the
+ * server has acknowledged that many bytes. Set it up before the piece can go.
+ */
+export function pieceSent(page: Page, offset: number, timeout: number): Promise<unknown> {
+  return page.waitForRequest((r) => r.method() === 'PATCH' && /\/uploads\//.test(r.url()) && Number(r.headers()['upload-offset']) >= offset, { timeout });
+}
+
 const BLOCK = 1024 * 1024;
 
 /**
@@ -133,49 +141,43 @@ export function randomBytes(size: number, seed: number): Buffer {
   return bytes;
 }
 
-export interface Digests {
-  size: number;
-  md5: string;
-  sha256: string;
-}
-
 /**
  * Writes randomBytes(size, seed) to `file` a MiB at a time, and returns the
- * bytes' digests: a large file is never whole in memory, where touching
+ * bytes' digest: a large file is never whole in memory, where touching
  * hundreds of fresh MiB is slow.
  */
-export async function randomFile(file: string, size: number, seed: number): Promise<Digests> {
-  const md5 = createHash('md5');
-  const sha256 = createHash('sha256');
+export async function randomFile(file: string, size: number, seed: number, algorithm: 'md5' | 'sha256'): Promise<string> {
+  const hash = createHash(algorithm);
   const handle = await open(file, 'w');
   try {
     for (const piece of randomPieces(size, seed)) {
-      md5.update(piece);
-      sha256.update(piece);
+      hash.update(piece);
       await handle.write(piece);
     }
   } finally {
     await handle.close();
   }
-  return { size, md5: md5.digest('hex'), sha256: sha256.digest('hex') };
+  return hash.digest('hex');
 }
 
 /**
  * A GET as the signed-in user of `context` makes it (its cookies), sent from
- * Node, its body's digests taken as it streams: a large body neither crosses
- * the browser protocol, as page.request's would, nor sits whole in memory.
+ * Node, its body hashed as it streams: a large body neither crosses the
+ * browser protocol, as page.request's would, nor sits whole in memory.
  */
-export async function downloadDigests(context: BrowserContext, url: string): Promise<Digests & { status: number }> {
+export async function downloadDigest(
+  context: BrowserContext,
+  url: string,
+  algorithm: 'md5' | 'sha256',
+): Promise<{ status: number; size: number; digest: string }> {
   const cookie = (await context.cookies(url)).map((c) => `${c.name}=${c.value}`).join('; ');
   const response = await fetch(url, { headers: { cookie } });
-  const md5 = createHash('md5');
-  const sha256 = createHash('sha256');
+  const hash = createHash(algorithm);
   let size = 0;
   const reader = response.body?.getReader();
   for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) {
-    md5.update(read.value);
-    sha256.update(read.value);
+    hash.update(read.value);
     size += read.value.length;
   }
-  return { status: response.status, size, md5: md5.digest('hex'), sha256: sha256.digest('hex') };
+  return { status: response.status, size, digest: hash.digest('hex') };
 }

@@ -16,7 +16,8 @@ import {
   buildDashboard,
   ConsoleWatch,
   DESKTOP,
-  downloadDigests,
+  downloadDigest,
+  pieceSent,
   poll,
   randomFile,
   screenshotDir,
@@ -56,9 +57,7 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
     cdp.send('Network.emulateNetworkConditions', { offline, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond > 0 ? bytesPerSecond : -1 });
 
   const tray = (name: string) => page.getByRole('list', { name: 'Upload progress' }).getByRole('listitem', { name, exact: true });
-  /** The page sending a piece from `offset` on: the server has acknowledged that many bytes. Set up before the piece can go. */
-  const pieceFrom = (offset: number) =>
-    page.waitForRequest((r) => r.method() === 'PATCH' && /\/uploads\//.test(r.url()) && Number(r.headers()['upload-offset']) >= offset, { timeout: LONG });
+  const pieceFrom = (offset: number) => pieceSent(page, offset, LONG);
   const me = async () => ((await (await page.request.get('/api/auth/me')).json()) as { data: { storage_used_bytes: number; storage_held_bytes: number } }).data;
 
   async function createBucket(name: string): Promise<number> {
@@ -120,7 +119,7 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
       step('cuts', async () => {
         const bucketId = await createBucket('cuts');
         const file = path.join(tmp, 'film.mov');
-        const { sha256 } = await randomFile(file, SIZE, 7);
+        const sha256 = await randomFile(file, SIZE, 7, 'sha256');
 
         await page.goto(`/buckets/${bucketId}`);
         await page.locator('.dropzone').waitFor();
@@ -169,9 +168,9 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
         await throttle(0);
         expect(failed.length - failedBefore).toBeGreaterThan(0);
 
-        const downloaded = await downloadDigests(context, `${server.url}/api/buckets/${bucketId}/files/film.mov`);
+        const downloaded = await downloadDigest(context, `${server.url}/api/buckets/${bucketId}/files/film.mov`, 'sha256');
         expect(downloaded.size).toBe(SIZE);
-        expect(downloaded.sha256).toBe(sha256);
+        expect(downloaded.digest).toBe(sha256);
         await poll(async () => (await me()).storage_held_bytes).toBe(0);
         expect((await me()).storage_used_bytes).toBe(SIZE);
         await page.getByRole('table', { name: 'Unfinished uploads' }).waitFor({ state: 'detached' });
@@ -188,7 +187,7 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
         const bucketId = await createBucket('conflict');
         // A piece and a bit: each piece crosses the route below, slowly.
         const file = path.join(tmp, 'moved.bin');
-        const { sha256 } = await randomFile(file, 9 * MiB, 9);
+        const sha256 = await randomFile(file, 9 * MiB, 9, 'sha256');
         await page.goto(`/buckets/${bucketId}`);
         await page.locator('.dropzone').waitFor();
         // The answer a PATCH gets when a cut request beside it moved the upload on: once, for the second piece.
@@ -212,7 +211,7 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
           await page.unroute(/\/api\/buckets\/\d+\/uploads\/[0-9a-f]+$/);
         }
         expect(refused).toBe(1);
-        expect((await downloadDigests(context, `${server.url}/api/buckets/${bucketId}/files/moved.bin`)).sha256).toBe(sha256);
+        expect((await downloadDigest(context, `${server.url}/api/buckets/${bucketId}/files/moved.bin`, 'sha256')).digest).toBe(sha256);
         await page.getByRole('button', { name: 'Clear finished' }).click();
       }),
     LONG,
@@ -225,7 +224,7 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
         const bucketId = await createBucket('outage');
         // A piece and a bit: each piece crosses the route below, slowly.
         const file = path.join(tmp, 'long.bin');
-        const { sha256 } = await randomFile(file, 9 * MiB, 11);
+        const sha256 = await randomFile(file, 9 * MiB, 11, 'sha256');
         // A page of its own whose timers the test runs: tus's retries span two minutes.
         const clocked = await context.newPage();
         clocked.setDefaultTimeout(STEP_TIMEOUT);
@@ -262,7 +261,7 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
             await clocked.getByRole('heading', { name: /^Uploads \(\d+ of \d+ done\)$/ }).waitFor({ timeout: LONG });
             await item.and(clocked.locator('[data-status="done"]')).waitFor({ timeout: LONG });
           });
-          expect((await downloadDigests(context, `${server.url}/api/buckets/${bucketId}/files/long.bin`)).sha256).toBe(sha256);
+          expect((await downloadDigest(context, `${server.url}/api/buckets/${bucketId}/files/long.bin`, 'sha256')).digest).toBe(sha256);
           expect(watch.errors).toEqual([]);
         } finally {
           await clocked.close();
