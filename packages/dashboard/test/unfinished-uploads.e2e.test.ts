@@ -9,7 +9,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, CDPSession, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page, Request, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../server/test/helpers/server.js';
 import {
@@ -185,14 +185,14 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
     () =>
       step('conflict', async () => {
         const bucketId = await createBucket('conflict');
-        // A piece and a bit: each piece crosses the route below, slowly.
+        // A piece and a bit. Bytes that cross a route do so slowly: the first piece is on its way before the route is set up.
         const file = path.join(tmp, 'moved.bin');
         const sha256 = await randomFile(file, 9 * MiB, 9, 'sha256');
         await page.goto(`/buckets/${bucketId}`);
         await page.locator('.dropzone').waitFor();
         // The answer a PATCH gets when a cut request beside it moved the upload on: once, for the second piece.
         let refused = 0;
-        await page.route(/\/api\/buckets\/\d+\/uploads\/[0-9a-f]+$/, async (route) => {
+        const refuseSecondPiece = async (route: Route) => {
           const offset = Number(route.request().headers()['upload-offset'] ?? 0);
           if (route.request().method() !== 'PATCH' || offset === 0 || refused > 0) return route.continue();
           refused += 1;
@@ -201,13 +201,20 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
             contentType: 'application/json',
             body: JSON.stringify({ error: 'The upload moved on meanwhile (another request) or ended', code: 'OffsetMismatch' }),
           });
-        });
+        };
+        // The upload crawls until the route is set up, so the second piece cannot start before it.
+        await throttle(CRAWL);
+        const firstPiece = pieceFrom(0);
         try {
           await consoleWatch.allowing([/status of 409/], async () => {
             await page.getByLabel('Choose files to upload').setInputFiles(file);
+            await firstPiece;
+            await page.route(/\/api\/buckets\/\d+\/uploads\/[0-9a-f]+$/, refuseSecondPiece);
+            await throttle(0);
             await page.getByRole('heading', { name: 'Uploads (1 of 1 done)' }).waitFor({ timeout: LONG });
           });
         } finally {
+          await throttle(0);
           await page.unroute(/\/api\/buckets\/\d+\/uploads\/[0-9a-f]+$/);
         }
         expect(refused).toBe(1);
@@ -222,7 +229,7 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
     () =>
       step('outage', async () => {
         const bucketId = await createBucket('outage');
-        // A piece and a bit: each piece crosses the route below, slowly.
+        // A piece and a bit. Bytes that cross a route do so slowly: the first piece is on its way before the route is set up.
         const file = path.join(tmp, 'long.bin');
         const sha256 = await randomFile(file, 9 * MiB, 11, 'sha256');
         // A page of its own whose timers the test runs: tus's retries span two minutes.
@@ -238,14 +245,24 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
           let cut = true;
           let cutRequests = 0;
           // Every piece after the first fails as on a dead network, until the network is back.
-          await clocked.route(uploads, async (route) => {
+          const cutAfterFirstPiece = async (route: Route) => {
             const offset = Number(route.request().headers()['upload-offset'] ?? 0);
             if (!cut || (route.request().method() === 'PATCH' && offset === 0)) return route.continue();
             cutRequests += 1;
             await route.abort('internetdisconnected');
-          });
+          };
+          // The upload crawls until the route is set up, so the second piece cannot start before it.
+          const clockedCdp = await context.newCDPSession(clocked);
+          await clockedCdp.send('Network.enable');
+          const throttleClocked = (bytesPerSecond: number) =>
+            clockedCdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+          await throttleClocked(CRAWL);
+          const firstPiece = pieceSent(clocked, 0, LONG);
           await watch.allowing([/ERR_INTERNET_DISCONNECTED/], async () => {
             await clocked.getByLabel('Choose files to upload').setInputFiles(file);
+            await firstPiece;
+            await clocked.route(uploads, cutAfterFirstPiece);
+            await throttleClocked(-1);
             const item = clocked.getByRole('list', { name: 'Upload progress' }).getByRole('listitem', { name: 'long.bin', exact: true });
             await item.getByText(/^Connection lost · trying again/).waitFor();
             // Five minutes of an outage: tus's own retries (about two minutes) are all spent.
