@@ -4,13 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { mkdtemp, open } from 'node:fs/promises';
+import { mkdtemp, open, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { CHROMIUM_PATH, exitOnSigterm, hasChromium } from '../../server/test/helpers/chromium.js';
+import { CHROMIUM_PATH, DASHBOARD_BUILD_PREFIX, exitOnSigterm, hasChromium, owner, OWNER_FILE } from '../../server/test/helpers/chromium.js';
 
 export { sharedBrowser } from '../../server/test/helpers/chromium.js';
 
@@ -39,7 +39,7 @@ if (skipBrowserSuites) console.log(`[pail] dashboard end-to-end tests skipped: n
 let built: Promise<string> | undefined;
 export function buildDashboard(): Promise<string> {
   built ??= (async () => {
-    const outDir = await mkdtemp(path.join(os.tmpdir(), 'pail-dashboard-'));
+    const outDir = await mkdtemp(path.join(os.tmpdir(), DASHBOARD_BUILD_PREFIX));
     exitOnSigterm();
     process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
     const { build } = await import('vite');
@@ -58,6 +58,7 @@ export function buildDashboard(): Promise<string> {
     } finally {
       process.env.NODE_ENV = nodeEnv;
     }
+    await writeFile(path.join(outDir, OWNER_FILE), owner());
     return outDir;
   })();
   // A failed build is tried again by the next file rather than failing it too.

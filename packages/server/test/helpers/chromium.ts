@@ -5,7 +5,9 @@
  * pages of its own) and closes them; it never closes the browser. When the
  * worker's process exits, Playwright kills the browser and removes its profile.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -25,10 +27,48 @@ export function exitOnSigterm(): void {
   process.once('SIGTERM', () => process.exit(143));
 }
 
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A worker SIGKILLed before its exit handlers ran (a loaded machine may not
+ * run it within vitest's half second) leaves its browser's profile and its
+ * dashboard build in the temporary directory. The next launch removes those
+ * whose owner no longer runs: a profile's Chromium lock names its process, a
+ * build's `.owner` file names the worker's.
+ */
+function removeLeftovers(): void {
+  const tmp = os.tmpdir();
+  const host = os.hostname();
+  for (const name of readdirSync(tmp)) {
+    const dir = path.join(tmp, name);
+    try {
+      let owner: RegExpExecArray | null = null;
+      if (name.startsWith('playwright_chromiumdev_profile-')) owner = /^(.+)-(\d+)$/.exec(readlinkSync(path.join(dir, 'SingletonLock')));
+      else if (name.startsWith(DASHBOARD_BUILD_PREFIX)) owner = /^(.+)-(\d+)$/.exec(readFileSync(path.join(dir, OWNER_FILE), 'utf8'));
+      if (owner && owner[1] === host && !running(Number(owner[2]))) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // No lock or owner file: in use, being removed, or not made by these tests.
+    }
+  }
+}
+
+/** Where a worker builds the dashboard (e2e-helpers.ts), and the file naming the worker, as `host-pid`. */
+export const DASHBOARD_BUILD_PREFIX = 'pail-dashboard-';
+export const OWNER_FILE = '.owner';
+export const owner = () => `${os.hostname()}-${process.pid}`;
+
 let shared: Promise<Browser> | undefined;
 
 export function sharedBrowser(): Promise<Browser> {
   exitOnSigterm();
+  if (!shared) removeLeftovers();
   shared ??= chromium
     .launch({
       executablePath: CHROMIUM_PATH,
