@@ -18,11 +18,10 @@ import {
   buildDashboard,
   ConsoleWatch,
   DESKTOP,
-  launch,
   poll,
   randomBytes,
-  removeBuiltDashboard,
   screenshotDir,
+  sharedBrowser,
   shoot,
   skipBrowserSuites,
   STEP_TIMEOUT,
@@ -32,8 +31,6 @@ import {
 const STORAGE_CAP = 300_000;
 
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
-
-afterAll(removeBuiltDashboard);
 
 /** A small valid PNG (2x2 pixels), so the image preview has something real to show. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8Dwn4GBgYGJgYGBAQAi7QMBWc1IoQAAAABJRU5ErkJggg==', 'base64');
@@ -52,7 +49,7 @@ describe.skipIf(skipBrowserSuites)('dashboard (end to end, Chromium)', () => {
     await mkdir(screenshotDir, { recursive: true });
     await rm(path.join(screenshotDir, 'failure.png'), { force: true });
     server = await startTestServer({ env: { DASHBOARD_DIR: dashboard, PLAN_FREE_STORAGE_BYTES: String(STORAGE_CAP) } });
-    browser = await launch();
+    browser = await sharedBrowser();
     context = await browser.newContext({
       viewport: DESKTOP,
       acceptDownloads: true,
@@ -66,7 +63,6 @@ describe.skipIf(skipBrowserSuites)('dashboard (end to end, Chromium)', () => {
 
   afterAll(async () => {
     await context?.close();
-    await browser?.close();
     await server?.close();
   });
 
@@ -355,6 +351,13 @@ describe.skipIf(skipBrowserSuites)('dashboard messages for closed sign-up and th
   let closedServer: TestServer;
   let smallFilesServer: TestServer;
   let browser: Browser;
+  /** Closed by each test, and here whatever a failed test left open (each page has a context of its own). */
+  const pages: Page[] = [];
+  const openPage = async (baseURL: string) => {
+    const page = await browser.newPage({ baseURL, viewport: DESKTOP });
+    pages.push(page);
+    return page;
+  };
 
   beforeAll(async () => {
     const dashboard = await buildDashboard();
@@ -362,17 +365,17 @@ describe.skipIf(skipBrowserSuites)('dashboard messages for closed sign-up and th
       startTestServer({ env: { DASHBOARD_DIR: dashboard, SIGNUP: 'closed' } }),
       startTestServer({ env: { DASHBOARD_DIR: dashboard, MAX_FILE_BYTES: '1000' } }),
     ]);
-    browser = await launch();
+    browser = await sharedBrowser();
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    for (const page of pages) await page.close().catch(() => {});
     await closedServer?.close();
     await smallFilesServer?.close();
   });
 
   it('says clearly that sign-up is closed', async () => {
-    const page = await browser.newPage({ baseURL: closedServer.url, viewport: DESKTOP });
+    const page = await openPage(closedServer.url);
     page.setDefaultTimeout(STEP_TIMEOUT);
     const watch = new ConsoleWatch();
     watch.attach(page);
@@ -389,7 +392,7 @@ describe.skipIf(skipBrowserSuites)('dashboard messages for closed sign-up and th
   }, 60_000);
 
   it('says clearly when a file is over the single-file cap, and uploads the others', async () => {
-    const page = await browser.newPage({ baseURL: smallFilesServer.url, viewport: DESKTOP });
+    const page = await openPage(smallFilesServer.url);
     page.setDefaultTimeout(STEP_TIMEOUT);
     const watch = new ConsoleWatch();
     watch.attach(page);
@@ -426,9 +429,11 @@ describe.skipIf(skipBrowserSuites)('dashboard messages for closed sign-up and th
     await page.getByRole('heading', { name: 'Uploads (2 of 3 done)' }).waitFor();
     await poll(() => page.getByTestId('bucket-object-count').textContent()).toBe('2 objects');
 
-    // Cancel: the server's answer for this one is held back, so it is still running when cancelled.
+    // Cancel: the server's answer for this one is held back until the test is done, so it is still running when cancelled.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
     await page.route('**/api/buckets/*/files/slow.txt', async (route) => {
-      await new Promise((r) => setTimeout(r, 4000));
+      await held;
       await route.continue().catch(() => {});
     });
     await page.getByLabel('Choose files to upload').setInputFiles([{ name: 'slow.txt', mimeType: 'text/plain', buffer: Buffer.from('slow') }]);
@@ -439,6 +444,7 @@ describe.skipIf(skipBrowserSuites)('dashboard messages for closed sign-up and th
     await page.getByRole('button', { name: 'Clear finished' }).click();
     await page.getByRole('list', { name: 'Upload progress' }).waitFor({ state: 'detached' });
     await poll(() => page.getByTestId('bucket-object-count').textContent()).toBe('2 objects');
+    release();
     await page.unrouteAll({ behavior: 'ignoreErrors' });
     expect(watch.errors).toEqual([]);
     await page.close();

@@ -2,18 +2,21 @@
  * What every end-to-end suite of the dashboard shares: the production build
  * it serves, headless Chromium, the console watch, screenshots and waits.
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { mkdtemp, open, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { CHROMIUM_PATH, DASHBOARD_BUILD_PREFIX, exitOnSigterm, hasChromium, owner, OWNER_FILE } from '../../server/test/helpers/chromium.js';
+
+export { sharedBrowser } from '../../server/test/helpers/chromium.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dashboardDir = path.resolve(here, '..');
 export const screenshotDir = path.resolve(here, '../../../test-artifacts/screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
@@ -23,18 +26,22 @@ export const STEP_TIMEOUT = 20_000;
 export const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: STEP_TIMEOUT, interval: 100 });
 
 /** Without Chromium the suites are skipped, except in CI, where a missing browser must fail. */
-export const skipBrowserSuites = !existsSync(CHROMIUM) && !/^(1|true|yes)$/i.test(process.env.CI ?? '');
-if (skipBrowserSuites) console.log(`[pail] dashboard end-to-end tests skipped: no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`);
+export const skipBrowserSuites = !hasChromium && !/^(1|true|yes)$/i.test(process.env.CI ?? '');
+if (skipBrowserSuites) console.log(`[pail] dashboard end-to-end tests skipped: no Chromium at ${CHROMIUM_PATH} (set CHROMIUM_PATH)`);
 
 /**
  * Builds the dashboard from its current sources into a temporary directory,
- * once per test file, and the servers serve that (DASHBOARD_DIR): the tests
- * never run against a stale packages/dashboard/dist, and never rewrite it.
+ * once per test worker (the files a worker runs share it), and the servers
+ * serve that (DASHBOARD_DIR): the tests never run against a stale
+ * packages/dashboard/dist, and never rewrite it. The directory goes when the
+ * worker's process exits.
  */
 let built: Promise<string> | undefined;
 export function buildDashboard(): Promise<string> {
   built ??= (async () => {
-    const outDir = await mkdtemp(path.join(os.tmpdir(), 'pail-dashboard-'));
+    const outDir = await mkdtemp(path.join(os.tmpdir(), DASHBOARD_BUILD_PREFIX));
+    exitOnSigterm();
+    process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
     const { build } = await import('vite');
     // Vitest sets NODE_ENV=test, and Vite would then bundle React's development
     // build; the test is about what ships, so build for production.
@@ -51,23 +58,12 @@ export function buildDashboard(): Promise<string> {
     } finally {
       process.env.NODE_ENV = nodeEnv;
     }
+    await writeFile(path.join(outDir, OWNER_FILE), owner());
     return outDir;
   })();
+  // A failed build is tried again by the next file rather than failing it too.
+  built.catch(() => (built = undefined));
   return built;
-}
-
-/** For the file's afterAll. A worker runs several test files: the next one builds again. */
-export async function removeBuiltDashboard(): Promise<void> {
-  const dir = built;
-  built = undefined;
-  if (dir) await rm(await dir, { recursive: true, force: true });
-}
-
-export async function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
-  });
 }
 
 /** Collects console errors and uncaught exceptions; some may be allowed for one step. */
@@ -106,12 +102,83 @@ export async function shoot(page: Page, name: string): Promise<void> {
   await page.setViewportSize(DESKTOP);
 }
 
-export function randomBytes(size: number, seed: number): Buffer {
-  const bytes = Buffer.alloc(size);
-  let x = seed;
-  for (let i = 0; i < size; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    bytes[i] = x >> 16;
+/**
+ * Resolves when the page sends a piece of a tus upload from `offset` on: the
+ * server has acknowledged that many bytes. Set it up before the piece can go.
+ */
+export function pieceSent(page: Page, offset: number, timeout: number): Promise<unknown> {
+  return page.waitForRequest((r) => r.method() === 'PATCH' && /\/uploads\//.test(r.url()) && Number(r.headers()['upload-offset']) >= offset, { timeout });
+}
+
+const BLOCK = 1024 * 1024;
+
+/**
+ * Random bytes from a seed, quick to make at any size: one random MiB (a
+ * xorshift stream from the seed), each MiB of the result a copy of it stamped
+ * with its index. No two MiB of a file are alike, so a piece stored at the
+ * wrong offset, twice or not at all changes the file's hash.
+ */
+function* randomPieces(size: number, seed: number): Generator<Buffer> {
+  const block = Buffer.alloc(Math.ceil(Math.min(size, BLOCK) / 4) * 4);
+  const words = new Uint32Array(block.buffer, block.byteOffset, block.length / 4);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < words.length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    words[i] = x;
   }
+  for (let at = 0, index = 0; at < size; at += BLOCK, index++) {
+    if (block.length >= 4) block.writeUInt32LE(index, 0);
+    yield block.subarray(0, Math.min(BLOCK, size - at));
+  }
+}
+
+/** randomPieces as one buffer: for files small enough to hand a page as bytes. */
+export function randomBytes(size: number, seed: number): Buffer {
+  const bytes = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const piece of randomPieces(size, seed)) at += piece.copy(bytes, at);
   return bytes;
+}
+
+/**
+ * Writes randomBytes(size, seed) to `file` a MiB at a time, and returns the
+ * bytes' digest: a large file is never whole in memory, where touching
+ * hundreds of fresh MiB is slow.
+ */
+export async function randomFile(file: string, size: number, seed: number, algorithm: 'md5' | 'sha256'): Promise<string> {
+  const hash = createHash(algorithm);
+  const handle = await open(file, 'w');
+  try {
+    for (const piece of randomPieces(size, seed)) {
+      hash.update(piece);
+      await handle.write(piece);
+    }
+  } finally {
+    await handle.close();
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * A GET as the signed-in user of `context` makes it (its cookies), sent from
+ * Node, its body hashed as it streams: a large body neither crosses the
+ * browser protocol, as page.request's would, nor sits whole in memory.
+ */
+export async function downloadDigest(
+  context: BrowserContext,
+  url: string,
+  algorithm: 'md5' | 'sha256',
+): Promise<{ status: number; size: number; digest: string }> {
+  const cookie = (await context.cookies(url)).map((c) => `${c.name}=${c.value}`).join('; ');
+  const response = await fetch(url, { headers: { cookie } });
+  const hash = createHash(algorithm);
+  let size = 0;
+  const reader = response.body?.getReader();
+  for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) {
+    hash.update(read.value);
+    size += read.value.length;
+  }
+  return { status: response.status, size, digest: hash.digest('hex') };
 }

@@ -10,18 +10,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../server/test/helpers/server.js';
-import {
-  buildDashboard,
-  ConsoleWatch,
-  DESKTOP,
-  launch,
-  poll,
-  removeBuiltDashboard,
-  screenshotDir,
-  shoot,
-  skipBrowserSuites,
-  STEP_TIMEOUT,
-} from './e2e-helpers.js';
+import { buildDashboard, ConsoleWatch, DESKTOP, poll, screenshotDir, sharedBrowser, shoot, skipBrowserSuites, STEP_TIMEOUT } from './e2e-helpers.js';
 
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -29,8 +18,6 @@ interface Listed {
   data: { filename: string; size: number }[];
   folders: string[];
 }
-
-afterAll(removeBuiltDashboard);
 
 describe.skipIf(skipBrowserSuites)('dashboard folders, share links and keys with limits (end to end, Chromium)', () => {
   let server: TestServer;
@@ -67,7 +54,7 @@ describe.skipIf(skipBrowserSuites)('dashboard folders, share links and keys with
     await mkdir(screenshotDir, { recursive: true });
     server = await startTestServer({ env: { DASHBOARD_DIR: dashboard } });
     sameOrigin = { origin: server.url };
-    browser = await launch();
+    browser = await sharedBrowser();
     context = await browser.newContext({ viewport: DESKTOP, baseURL: server.url, permissions: ['clipboard-read', 'clipboard-write'] });
     page = await context.newPage();
     page.setDefaultTimeout(STEP_TIMEOUT);
@@ -82,7 +69,6 @@ describe.skipIf(skipBrowserSuites)('dashboard folders, share links and keys with
 
   afterAll(async () => {
     await context?.close();
-    await browser?.close();
     await server?.close();
   });
 

@@ -6,22 +6,22 @@
  * with the bytes it holds, shown beside the stored bytes, and cancelled, after
  * which the space is free again.
  */
-import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, CDPSession, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page, Request, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../server/test/helpers/server.js';
 import {
   buildDashboard,
   ConsoleWatch,
   DESKTOP,
-  launch,
+  downloadDigest,
+  pieceSent,
   poll,
-  randomBytes,
-  removeBuiltDashboard,
+  randomFile,
   screenshotDir,
+  sharedBrowser,
   skipBrowserSuites,
   STEP_TIMEOUT,
 } from './e2e-helpers.js';
@@ -29,12 +29,16 @@ import {
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
 
 const MiB = 1024 * 1024;
-/** The issue's size; throttled to THROTTLE bytes per second up. */
+/**
+ * The issue's size, throttled to THROTTLE bytes per second up. The cuts and the
+ * reload wait for the bytes the server has, not for time, so they land mid-upload
+ * at any speed: the throttle need not make the upload slow.
+ */
 const SIZE = 200 * MiB;
-const THROTTLE = 24 * MiB;
+const THROTTLE = 64 * MiB;
+/** A crawl, for the moment of the reload: however long the reload takes, the upload is still going. */
+const CRAWL = 256 * 1024;
 const LONG = 240_000;
-
-afterAll(removeBuiltDashboard);
 
 describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Chromium)', () => {
   let server: TestServer;
@@ -53,7 +57,7 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
     cdp.send('Network.emulateNetworkConditions', { offline, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond > 0 ? bytesPerSecond : -1 });
 
   const tray = (name: string) => page.getByRole('list', { name: 'Upload progress' }).getByRole('listitem', { name, exact: true });
-  const progressOf = async (name: string) => Number((await tray(name).getByRole('progressbar').getAttribute('aria-valuenow')) ?? 0);
+  const pieceFrom = (offset: number) => pieceSent(page, offset, LONG);
   const me = async () => ((await (await page.request.get('/api/auth/me')).json()) as { data: { storage_used_bytes: number; storage_held_bytes: number } }).data;
 
   async function createBucket(name: string): Promise<number> {
@@ -68,7 +72,7 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
     tmp = await mkdtemp(path.join(os.tmpdir(), 'pail-unfinished-e2e-'));
     server = await startTestServer({ env: { DASHBOARD_DIR: dashboard, PLAN_FREE_STORAGE_BYTES: String(600 * MiB) } });
     sameOrigin = { origin: server.url };
-    browser = await launch();
+    browser = await sharedBrowser();
     context = await browser.newContext({ viewport: DESKTOP, baseURL: server.url });
     page = await context.newPage();
     page.setDefaultTimeout(STEP_TIMEOUT);
@@ -95,7 +99,6 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
 
   afterAll(async () => {
     await context?.close();
-    await browser?.close();
     await server?.close();
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
@@ -116,30 +119,35 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
       step('cuts', async () => {
         const bucketId = await createBucket('cuts');
         const file = path.join(tmp, 'film.mov');
-        const bytes = randomBytes(SIZE, 7);
-        await writeFile(file, bytes);
-        const sha256 = createHash('sha256').update(bytes).digest('hex');
+        const sha256 = await randomFile(file, SIZE, 7, 'sha256');
 
         await page.goto(`/buckets/${bucketId}`);
         await page.locator('.dropzone').waitFor();
         await throttle(THROTTLE);
         const failedBefore = failed.length;
+        // Three cuts once the server has 8%, 20% and 32% of the bytes, then the reload at 45%.
+        const [first, ...later] = [0.08, 0.2, 0.32, 0.45].map((share) => Math.round(SIZE * share));
+        let next = pieceFrom(first!);
         await page.getByLabel('Choose files to upload').setInputFiles(file);
 
         await consoleWatch.allowing([/ERR_INTERNET_DISCONNECTED/, /ERR_CONNECTION_RESET/, /Failed to load resource/], async () => {
           // Three cuts while bytes are on the way: each fails what is in flight, then the network comes back.
-          for (const at of [8, 20, 32]) {
-            await poll(() => progressOf('film.mov')).toBeGreaterThan(at);
+          for (const at of later) {
+            await next;
+            const failedAtCut = failed.length;
             await throttle(THROTTLE, true);
             await tray('film.mov')
               .getByText(/^Connection lost · trying again/)
               .waitFor();
-            await new Promise((resolve) => setTimeout(resolve, 1500));
+            // The cut lasts until a try made during it has failed too: the piece on the way, then the next attempt.
+            await poll(() => failed.length).toBeGreaterThanOrEqual(failedAtCut + 2);
+            next = pieceFrom(at);
             await throttle(THROTTLE);
           }
-          await poll(() => progressOf('film.mov')).toBeGreaterThan(45);
+          await next;
 
           // A reload mid-upload: the page loses the File; the server keeps the upload and lists it.
+          await throttle(CRAWL);
           await page.reload();
           await page.goto('/usage');
           // The top bar shows the upload's length held beside what is stored.
@@ -160,9 +168,9 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
         await throttle(0);
         expect(failed.length - failedBefore).toBeGreaterThan(0);
 
-        const downloaded = await (await page.request.get(`/api/buckets/${bucketId}/files/film.mov`)).body();
-        expect(downloaded.length).toBe(SIZE);
-        expect(createHash('sha256').update(downloaded).digest('hex')).toBe(sha256);
+        const downloaded = await downloadDigest(context, `${server.url}/api/buckets/${bucketId}/files/film.mov`, 'sha256');
+        expect(downloaded.size).toBe(SIZE);
+        expect(downloaded.digest).toBe(sha256);
         await poll(async () => (await me()).storage_held_bytes).toBe(0);
         expect((await me()).storage_used_bytes).toBe(SIZE);
         await page.getByRole('table', { name: 'Unfinished uploads' }).waitFor({ state: 'detached' });
@@ -177,12 +185,14 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
     () =>
       step('conflict', async () => {
         const bucketId = await createBucket('conflict');
-        const bytes = randomBytes(24 * MiB, 9);
+        // A piece and a bit. Bytes that cross a route do so slowly: the first piece is on its way before the route is set up.
+        const file = path.join(tmp, 'moved.bin');
+        const sha256 = await randomFile(file, 9 * MiB, 9, 'sha256');
         await page.goto(`/buckets/${bucketId}`);
         await page.locator('.dropzone').waitFor();
         // The answer a PATCH gets when a cut request beside it moved the upload on: once, for the second piece.
         let refused = 0;
-        await page.route(/\/api\/buckets\/\d+\/uploads\/[0-9a-f]+$/, async (route) => {
+        const refuseSecondPiece = async (route: Route) => {
           const offset = Number(route.request().headers()['upload-offset'] ?? 0);
           if (route.request().method() !== 'PATCH' || offset === 0 || refused > 0) return route.continue();
           refused += 1;
@@ -191,18 +201,24 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
             contentType: 'application/json',
             body: JSON.stringify({ error: 'The upload moved on meanwhile (another request) or ended', code: 'OffsetMismatch' }),
           });
-        });
+        };
+        // The upload crawls until the route is set up, so the second piece cannot start before it.
+        await throttle(CRAWL);
+        const firstPiece = pieceFrom(0);
         try {
           await consoleWatch.allowing([/status of 409/], async () => {
-            await page.getByLabel('Choose files to upload').setInputFiles({ name: 'moved.bin', mimeType: 'application/octet-stream', buffer: bytes });
+            await page.getByLabel('Choose files to upload').setInputFiles(file);
+            await firstPiece;
+            await page.route(/\/api\/buckets\/\d+\/uploads\/[0-9a-f]+$/, refuseSecondPiece);
+            await throttle(0);
             await page.getByRole('heading', { name: 'Uploads (1 of 1 done)' }).waitFor({ timeout: LONG });
           });
         } finally {
+          await throttle(0);
           await page.unroute(/\/api\/buckets\/\d+\/uploads\/[0-9a-f]+$/);
         }
         expect(refused).toBe(1);
-        const downloaded = await (await page.request.get(`/api/buckets/${bucketId}/files/moved.bin`)).body();
-        expect(createHash('sha256').update(downloaded).digest('hex')).toBe(createHash('sha256').update(bytes).digest('hex'));
+        expect((await downloadDigest(context, `${server.url}/api/buckets/${bucketId}/files/moved.bin`, 'sha256')).digest).toBe(sha256);
         await page.getByRole('button', { name: 'Clear finished' }).click();
       }),
     LONG,
@@ -213,7 +229,9 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
     () =>
       step('outage', async () => {
         const bucketId = await createBucket('outage');
-        const bytes = randomBytes(12 * MiB, 11);
+        // A piece and a bit. Bytes that cross a route do so slowly: the first piece is on its way before the route is set up.
+        const file = path.join(tmp, 'long.bin');
+        const sha256 = await randomFile(file, 9 * MiB, 11, 'sha256');
         // A page of its own whose timers the test runs: tus's retries span two minutes.
         const clocked = await context.newPage();
         clocked.setDefaultTimeout(STEP_TIMEOUT);
@@ -227,14 +245,24 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
           let cut = true;
           let cutRequests = 0;
           // Every piece after the first fails as on a dead network, until the network is back.
-          await clocked.route(uploads, async (route) => {
+          const cutAfterFirstPiece = async (route: Route) => {
             const offset = Number(route.request().headers()['upload-offset'] ?? 0);
             if (!cut || (route.request().method() === 'PATCH' && offset === 0)) return route.continue();
             cutRequests += 1;
             await route.abort('internetdisconnected');
-          });
+          };
+          // The upload crawls until the route is set up, so the second piece cannot start before it.
+          const clockedCdp = await context.newCDPSession(clocked);
+          await clockedCdp.send('Network.enable');
+          const throttleClocked = (bytesPerSecond: number) =>
+            clockedCdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+          await throttleClocked(CRAWL);
+          const firstPiece = pieceSent(clocked, 0, LONG);
           await watch.allowing([/ERR_INTERNET_DISCONNECTED/], async () => {
-            await clocked.getByLabel('Choose files to upload').setInputFiles({ name: 'long.bin', mimeType: 'application/octet-stream', buffer: bytes });
+            await clocked.getByLabel('Choose files to upload').setInputFiles(file);
+            await firstPiece;
+            await clocked.route(uploads, cutAfterFirstPiece);
+            await throttleClocked(-1);
             const item = clocked.getByRole('list', { name: 'Upload progress' }).getByRole('listitem', { name: 'long.bin', exact: true });
             await item.getByText(/^Connection lost · trying again/).waitFor();
             // Five minutes of an outage: tus's own retries (about two minutes) are all spent.
@@ -250,8 +278,7 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
             await clocked.getByRole('heading', { name: /^Uploads \(\d+ of \d+ done\)$/ }).waitFor({ timeout: LONG });
             await item.and(clocked.locator('[data-status="done"]')).waitFor({ timeout: LONG });
           });
-          const downloaded = await (await page.request.get(`/api/buckets/${bucketId}/files/long.bin`)).body();
-          expect(createHash('sha256').update(downloaded).digest('hex')).toBe(createHash('sha256').update(bytes).digest('hex'));
+          expect((await downloadDigest(context, `${server.url}/api/buckets/${bucketId}/files/long.bin`, 'sha256')).digest).toBe(sha256);
           expect(watch.errors).toEqual([]);
         } finally {
           await clocked.close();

@@ -7,7 +7,6 @@
  * refused before a byte is sent. What was sent is read from the requests the
  * page made; what landed, through the API.
  */
-import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,11 +17,12 @@ import {
   buildDashboard,
   ConsoleWatch,
   DESKTOP,
-  launch,
+  downloadDigest,
+  pieceSent,
   poll,
-  randomBytes,
-  removeBuiltDashboard,
+  randomFile,
   screenshotDir,
+  sharedBrowser,
   shoot,
   skipBrowserSuites,
   STEP_TIMEOUT,
@@ -35,12 +35,14 @@ const MiB = 1024 * 1024;
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 /** Generous: large uploads under throttling on a shared machine. */
 const LONG = 120_000;
+/** Bytes per second up for the 200 MB upload that is cut. */
+const CUT_THROTTLE = 64 * MiB;
+/** Bytes per second up while the page reloads. */
+const CRAWL = 256 * 1024;
 
 interface Listed {
   data: { filename: string; size: number }[];
 }
-
-afterAll(removeBuiltDashboard);
 
 describe.skipIf(skipBrowserSuites)('dashboard uploads (end to end, Chromium)', () => {
   let server: TestServer;
@@ -78,8 +80,7 @@ describe.skipIf(skipBrowserSuites)('dashboard uploads (end to end, Chromium)', (
       return (await page.request.get(`/api/buckets/${bucketId}/files/${encodeURIComponent(filename)}`)).text();
     },
     async md5(bucketId: number, filename: string): Promise<string> {
-      const body = await (await page.request.get(`/api/buckets/${bucketId}/files/${encodeURIComponent(filename)}`)).body();
-      return createHash('md5').update(body).digest('hex');
+      return (await downloadDigest(context, `${server.url}/api/buckets/${bucketId}/files/${encodeURIComponent(filename)}`, 'md5')).digest;
     },
   };
 
@@ -92,15 +93,14 @@ describe.skipIf(skipBrowserSuites)('dashboard uploads (end to end, Chromium)', (
       uploadThroughput: bytesPerSecond > 0 ? bytesPerSecond : -1,
     });
 
+  const pieceFrom = (offset: number) => pieceSent(page, offset, LONG);
   const progressOf = async (name: string) => Number((await tray(name).getByRole('progressbar').getAttribute('aria-valuenow')) ?? 0);
   const tray = (name: string) => page.getByRole('list', { name: 'Upload progress' }).getByRole('listitem', { name, exact: true });
   const picker = () => page.getByLabel('Choose files to upload');
 
   async function bigFile(name: string, size: number, seed: number): Promise<{ path: string; md5: string }> {
     const file = path.join(tmp, name);
-    const bytes = randomBytes(size, seed);
-    await writeFile(file, bytes);
-    return { path: file, md5: createHash('md5').update(bytes).digest('hex') };
+    return { path: file, md5: await randomFile(file, size, seed, 'md5') };
   }
 
   async function openBucket(bucketId: number): Promise<void> {
@@ -114,7 +114,7 @@ describe.skipIf(skipBrowserSuites)('dashboard uploads (end to end, Chromium)', (
     tmp = await mkdtemp(path.join(os.tmpdir(), 'pail-uploads-e2e-'));
     server = await startTestServer({ env: { DASHBOARD_DIR: dashboard, PLAN_FREE_STORAGE_BYTES: String(600 * MiB) } });
     sameOrigin = { origin: server.url };
-    browser = await launch();
+    browser = await sharedBrowser();
     context = await browser.newContext({ viewport: DESKTOP, baseURL: server.url });
     page = await context.newPage();
     page.setDefaultTimeout(STEP_TIMEOUT);
@@ -142,7 +142,6 @@ describe.skipIf(skipBrowserSuites)('dashboard uploads (end to end, Chromium)', (
 
   afterAll(async () => {
     await context?.close();
-    await browser?.close();
     await server?.close();
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
@@ -195,9 +194,12 @@ describe.skipIf(skipBrowserSuites)('dashboard uploads (end to end, Chromium)', (
         const bucketId = await api.createBucket('backups');
         const file = await bigFile('disk.img', 48 * MiB, 2);
         await openBucket(bucketId);
-        await throttle(8 * MiB);
+        await throttle(16 * MiB);
+        // The reload comes once the server has a third of the file, the upload slowed to a crawl for it: however long the reload takes, it lands mid-upload.
+        const third = pieceFrom(16 * MiB);
         await picker().setInputFiles(file.path);
-        await poll(() => progressOf('disk.img')).toBeGreaterThan(40);
+        await third;
+        await throttle(CRAWL);
         const before = sent.length;
         await page.reload();
         await throttle(0);
@@ -260,20 +262,24 @@ describe.skipIf(skipBrowserSuites)('dashboard uploads (end to end, Chromium)', (
         const size = 200 * MiB;
         const file = await bigFile('film.mp4', size, 3);
         await openBucket(bucketId);
-        await throttle(40 * MiB);
+        // The cut waits for the bytes the server has, not for time: the throttle need not make the upload slow for it to land mid-way.
+        await throttle(CUT_THROTTLE);
         const before = sent.length;
         const failedBefore = failed.length;
+        const fifth = pieceFrom(size / 5);
         await picker().setInputFiles(file.path);
-        await poll(() => progressOf('film.mp4')).toBeGreaterThan(20);
+        await fifth;
         // Cut (the emulation fails what is on the way and refuses what comes), then back.
         await consoleWatch.allowing([/ERR_INTERNET_DISCONNECTED/], async () => {
-          await throttle(40 * MiB, true);
+          const failedAtCut = failed.length;
+          await throttle(CUT_THROTTLE, true);
           // The tray says what is going on rather than freezing.
           await tray('film.mp4')
             .getByText(/^Connection lost · trying again/)
             .waitFor();
-          await new Promise((resolve) => setTimeout(resolve, 2000));
-          await throttle(40 * MiB);
+          // The cut lasts until a try made during it has failed too: the piece on the way, then the next attempt.
+          await poll(() => failed.length).toBeGreaterThanOrEqual(failedAtCut + 2);
+          await throttle(CUT_THROTTLE);
           await page.getByRole('heading', { name: 'Uploads (1 of 1 done)' }).waitFor({ timeout: LONG });
         });
         await throttle(0);

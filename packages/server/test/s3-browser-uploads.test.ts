@@ -2,7 +2,8 @@
  * Browser uploads through the S3 API (issue 24): presigned POST forms made
  * by @aws-sdk/s3-presigned-post and posted with fetch and FormData as a
  * browser page would, and bucket CORS (the SDK's Put/Get/DeleteBucketCors,
- * preflights, and the headers on actual requests).
+ * preflights, and the headers on actual requests). The same uploads from a
+ * real page in Chromium are in s3-browser-uploads-chromium.test.ts.
  */
 import {
   CreateBucketCommand,
@@ -16,16 +17,10 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { createPresignedPost, type PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
-import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
-import { freePort, startTestServer, type TestServer } from './helpers/server.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
 import { sdkClient } from './helpers/s3-client.js';
 
 let server: TestServer;
@@ -299,90 +294,4 @@ describe('bucket CORS', () => {
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example');
   });
-});
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const EXAMPLE = fileURLToPath(new URL('../../../examples/presigned-post/server.mjs', import.meta.url));
-
-/** A real browser: a page served from another origin posts the form with fetch, as an app would. */
-describe.skipIf(!existsSync(CHROMIUM))('in Chromium', () => {
-  let page: Server;
-  afterAll(() => new Promise<void>((done) => (page ? page.close(() => done()) : done())));
-
-  it('a page on another origin uploads with a presigned POST and reads the answer (CORS)', async () => {
-    const bucket = await newBucket();
-    let html = '';
-    page = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(html));
-    await new Promise<void>((done) => page.listen(0, '127.0.0.1', done));
-    const origin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
-    await s3.send(
-      new PutBucketCorsCommand({
-        Bucket: bucket,
-        CORSConfiguration: { CORSRules: [{ AllowedOrigins: [origin], AllowedMethods: ['POST'], ExposeHeaders: ['ETag'] }] },
-      }),
-    );
-    const signed = await presign({ Bucket: bucket, Key: 'browser/${filename}', Conditions: [['content-length-range', 1, 1024]] });
-    html = `<!doctype html><script>
-      window.upload = async () => {
-        const { url, fields } = ${JSON.stringify(signed)};
-        const form = new FormData();
-        for (const [name, value] of Object.entries(fields)) form.append(name, value);
-        form.append('file', new Blob(['from chromium']), 'note.txt');
-        const response = await fetch(url, { method: 'POST', body: form });
-        return { status: response.status, etag: response.headers.get('etag') };
-      };
-    </script>`;
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
-    try {
-      const tab = await browser.newPage();
-      await tab.goto(origin);
-      const result = await tab.evaluate(() => (window as unknown as { upload: () => Promise<{ status: number; etag: string | null }> }).upload());
-      expect(result).toEqual({ status: 204, etag: `"${createHash('md5').update('from chromium').digest('hex')}"` });
-    } finally {
-      await browser.close();
-    }
-    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'browser/note.txt' }));
-    expect(await got.Body?.transformToString()).toBe('from chromium');
-  }, 60_000);
-
-  it("the README's example (examples/presigned-post) uploads the image chosen in its page, and refuses other files", async () => {
-    const bucket = await newBucket();
-    const port = await freePort();
-    const origin = `http://127.0.0.1:${port}`;
-    const example = spawn(process.execPath, [EXAMPLE], {
-      env: {
-        PATH: process.env.PATH,
-        PAIL_S3_ENDPOINT: s3Url,
-        PAIL_ACCESS_KEY_ID: alice.accessKeyId,
-        PAIL_SECRET_ACCESS_KEY: alice.secretAccessKey,
-        BUCKET: bucket,
-        PORT: String(port),
-        ORIGIN: origin,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
-    try {
-      await new Promise<void>((ready, failed) => {
-        example.stdout.setEncoding('utf8').on('data', (text: string) => text.includes('open http') && ready());
-        example.on('exit', (code) => failed(new Error(`the example server exited (${code})`)));
-      });
-      const image = randomBytes(50_000);
-      const tab = await browser.newPage();
-      await tab.goto(origin);
-      await tab.setInputFiles('#file', { name: 'cat.png', mimeType: 'image/png', buffer: image });
-      await tab.waitForFunction(() => !document.getElementById('status')!.textContent.startsWith('Uploading'));
-      expect(await tab.textContent('#status')).toBe(`Uploaded cat.png: 204, ETag "${createHash('md5').update(image).digest('hex')}"`);
-      const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'uploads/cat.png' }));
-      expect(got.ContentType).toBe('image/png');
-      expect(Buffer.from(await got.Body!.transformToByteArray()).equals(image)).toBe(true);
-
-      await tab.setInputFiles('#file', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') });
-      await tab.waitForFunction(() => !document.getElementById('status')!.textContent.startsWith('Uploading'));
-      expect(await tab.textContent('#status')).toBe('Not signed: images only');
-    } finally {
-      await browser.close();
-      example.kill();
-    }
-  }, 60_000);
 });
