@@ -145,7 +145,8 @@ async function runSuite(work, k) {
     const conf = path.join(work, 's3tests.conf');
     await writeFile(conf, config(pail.s3Port, main, alt, tenant));
     const junit = path.join(work, 'junit.xml');
-    const markers = CORE_EXCLUDED_MARKERS.map((marker) => `not ${marker}`).join(' and ');
+    // Core, and beside it the Signature Version 2 tests (marked auth_aws2, which core leaves out), reported apart.
+    const markers = `(${CORE_EXCLUDED_MARKERS.map((marker) => `not ${marker}`).join(' and ')}) or auth_aws2`;
     const names = [...CORE_EXCLUDED_NAMES.map((name) => `not ${name}`), ...(k ? [`(${k})`] : [])].join(' and ');
     const args = ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 's3tests/functional/test_s3.py', 's3tests/functional/test_headers.py'];
     args.push('-m', markers, '-k', names, `--junitxml=${junit}`, '-o', 'junit_family=xunit1');

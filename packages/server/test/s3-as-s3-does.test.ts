@@ -3,7 +3,15 @@
  * (issue 35): each behaviour as a client sees it, through the AWS SDK or a
  * raw signed request where the SDK would not send what the tools send.
  */
-import { CreateBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  HeadObjectCommand,
+  ListBucketsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  GetObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
@@ -178,5 +186,29 @@ describe('listings as S3 answers them', () => {
     expect(listed.ContinuationToken).toBe('');
     expect(listed.IsTruncated).toBe(false);
     expect(listed.Contents?.length).toBeGreaterThan(0);
+  });
+
+  it('pages ListBuckets by max-buckets and continuation-token, in name order, and filters by prefix', async () => {
+    const carol = await signUp(server.url);
+    const client = sdkClient(server.s3Url!, carol);
+    expect((await client.send(new ListBucketsCommand({ MaxBuckets: 1 }))).Buckets).toEqual([]);
+    for (const name of ['paged-c', 'paged-a', 'paged-b', 'other-d']) await client.send(new CreateBucketCommand({ Bucket: name }));
+    const names: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await client.send(new ListBucketsCommand({ MaxBuckets: 1, ContinuationToken: token, Prefix: 'paged-' }));
+      expect(page.Buckets).toHaveLength(1);
+      expect(page.Prefix).toBe('paged-');
+      names.push(page.Buckets![0].Name!);
+      token = page.ContinuationToken;
+    } while (token !== undefined);
+    expect(names).toEqual(['paged-a', 'paged-b', 'paged-c']);
+    const all = await client.send(new ListBucketsCommand({}));
+    expect(all.Buckets!.map((b) => b.Name)).toEqual(['other-d', 'paged-a', 'paged-b', 'paged-c']);
+    expect(all.ContinuationToken).toBeUndefined();
+    const signed = await signRequest(server.s3Url!, carol, 'GET', '/', { 'max-buckets': '0' });
+    const bad = await fetch(`${server.s3Url}/?max-buckets=0`, { headers: signed });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('<Code>InvalidArgument</Code>');
   });
 });

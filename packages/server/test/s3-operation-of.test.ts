@@ -42,6 +42,7 @@ const PRESIGNED =
 /** [method, url, headers, operation]: every operation Pail serves, with the parameters each understands. */
 const SERVED: [string, string, IncomingHttpHeaders, S3Operation][] = [
   ['GET', '/', {}, 'ListBuckets'],
+  ['GET', '/?max-buckets=1&continuation-token=t&prefix=p&bucket-region=us-east-1', {}, 'ListBuckets'],
   ['GET', '/?x-id=ListBuckets', {}, 'ListBuckets'],
   ['PUT', '/b', {}, 'CreateBucket'],
   ['HEAD', '/b', {}, 'HeadBucket'],
@@ -94,7 +95,7 @@ const SERVED: [string, string, IncomingHttpHeaders, S3Operation][] = [
 
 /** [method, url, headers, refusal message]: requests that look like a served operation but ask for more. */
 const REFUSED: [string, string, IncomingHttpHeaders, string][] = [
-  ['GET', '/?prefix=a', {}, 'GET with ?prefix'],
+  ['GET', '/?marker=a', {}, 'GET with ?marker'],
   ['PUT', '/', {}, 'PUT on the service'],
   ['POST', '/b', {}, 'POST on a bucket'],
   ['GET', '/b?list-type=1', {}, 'GET with ?list-type'],

@@ -92,6 +92,7 @@ const ALWAYS_ALLOWED = new Set([
   'X-Amz-Signature',
   'x-id',
 ]);
+const LIST_BUCKETS_PARAMS = new Set(['max-buckets', 'continuation-token', 'prefix', 'bucket-region']);
 const LIST_V1_PARAMS = new Set(['prefix', 'delimiter', 'marker', 'max-keys', 'encoding-type']);
 const LIST_V2_PARAMS = new Set(['list-type', 'prefix', 'delimiter', 'max-keys', 'continuation-token', 'start-after', 'encoding-type', 'fetch-owner']);
 const LIST_VERSIONS_PARAMS = new Set(['versions', 'prefix', 'delimiter', 'key-marker', 'version-id-marker', 'max-keys', 'encoding-type']);
@@ -118,7 +119,7 @@ export function operationOf(method: string, bucket: string, key: string, query: 
     );
 
   if (bucket === '') {
-    if (method === 'GET' && names.length === 0) return 'ListBuckets';
+    if (method === 'GET' && only(LIST_BUCKETS_PARAMS)) return 'ListBuckets';
     throw unsupported();
   }
   const sole = (name: string) => names.length === 1 && names[0] === name;
