@@ -44,8 +44,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function client(credentials: S3Key): S3Client {
-  // Only for the presigned PUT below: by default the presigner bakes the CRC32 of an empty body into the url
-  // (x-amz-checksum-crc32=AAAAAA==), which S3 refuses for any real body. Default checksums: s3-payloads.test.ts.
+  // Urls as an SDK set to WHEN_REQUIRED makes them (no checksum in their query). The default presigned PUT url,
+  // with the CRC32 of an empty body in its query: s3-presigned-put.test.ts. Default checksums: s3-payloads.test.ts.
   return sdkClient(s3Url, credentials, { requestChecksumCalculation: 'WHEN_REQUIRED' });
 }
 

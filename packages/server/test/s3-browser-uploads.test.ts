@@ -18,10 +18,12 @@ import {
 } from '@aws-sdk/client-s3';
 import { createPresignedPost, type PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
 import { createHash } from 'node:crypto';
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { sdkClient } from './helpers/s3-client.js';
+import { missing, ok, PYTHON_BOTO3, required, run } from './helpers/s3-tools.js';
 
 let server: TestServer;
 let s3Url: string;
@@ -69,6 +71,37 @@ const exists = (bucket: string, key: string) =>
     () => false,
   );
 const presign = (options: PresignedPostOptions) => createPresignedPost(s3, options);
+
+/** The presigned fields and then the file (a Blob, with its own type when given one). */
+function formOf(fields: Record<string, string>, file: Blob, filename = 'a.txt'): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  form.append('file', file, filename);
+  return form;
+}
+
+/**
+ * A SigV4 form from boto3 posted as ceph/s3-tests posts its forms: requests'
+ * files= gives every part, fields included, a filename. Prints {case: [status, body]}.
+ */
+const PYTHON_FORM = `
+import boto3, json, os, requests
+from botocore.config import Config
+from collections import OrderedDict
+s3 = boto3.client('s3', endpoint_url=os.environ['PAIL_S3_URL'], region_name='us-east-1',
+    aws_access_key_id=os.environ['PAIL_ACCESS_KEY_ID'], aws_secret_access_key=os.environ['PAIL_SECRET_ACCESS_KEY'],
+    config=Config(signature_version='s3v4', s3={'addressing_style': 'path'}))
+out = {}
+for case, content_type in (('text', 'text/plain'), ('image', 'image/png')):
+    post = s3.generate_presigned_post(os.environ['PAIL_BUCKET'], 'py/' + case + '.txt',
+        Conditions=[['starts-with', '$Content-Type', 'text/']], ExpiresIn=300)
+    parts = OrderedDict(post['fields'])
+    parts['Content-Type'] = content_type
+    parts['file'] = ('foo.txt', 'bar')
+    r = requests.post(post['url'], files=parts)
+    out[case] = [r.status_code, r.text]
+print(json.dumps(out))
+`;
 
 describe('presigned POST', () => {
   it('stores the file: 201 with a PostResponse, the S3 ETag, Content-Type and x-amz-meta-* fields kept', async () => {
@@ -194,6 +227,63 @@ describe('presigned POST', () => {
     expect(broken.status).toBe(400);
     expect(await exists(bucket, 'first.txt')).toBe(false);
   });
+
+  it('a ["starts-with", "$Content-Type", prefix] condition is met by the form\'s Content-Type field, which the object is stored with', async () => {
+    const bucket = await newBucket();
+    const form = (key: string, prefix: string) => presign({ Bucket: bucket, Key: key, Conditions: [['starts-with', '$Content-Type', prefix]] });
+    const text = await form('notes.txt', 'text/');
+    const stored = await postForm(text.url, text.fields, Buffer.from('some notes'), 'notes.txt', { 'Content-Type': 'text/markdown' });
+    expect(stored.status).toBe(204);
+    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'notes.txt' }));
+    expect(got.ContentType).toBe('text/markdown');
+    expect(await got.Body?.transformToString()).toBe('some notes');
+
+    // Another type, or none (the file part's own type is not the field), fails the condition and stores nothing.
+    const failed = 'Invalid according to Policy: Policy Condition failed: [&quot;starts-with&quot;,&quot;$Content-Type&quot;,&quot;text/&quot;]';
+    const other = await form('other.txt', 'text/');
+    const image = await postForm(other.url, other.fields, Buffer.from('x'), 'other.txt', { 'Content-Type': 'image/png' });
+    expect(image.status).toBe(403);
+    const imageBody = await image.text();
+    expect(imageBody).toContain('<Code>AccessDenied</Code>');
+    expect(imageBody).toContain(failed);
+    const none = await fetch(other.url, { method: 'POST', body: formOf(other.fields, new Blob(['x'], { type: 'text/plain' })) });
+    expect(none.status).toBe(403);
+    expect(await none.text()).toContain(failed);
+    expect(await exists(bucket, 'other.txt')).toBe(false);
+
+    // An empty prefix allows any value, and no field at all (then the type is the key's, as for PutObject).
+    const any = await form('any.bin', '');
+    expect((await postForm(any.url, any.fields, Buffer.from('png?'), 'any.bin', { 'Content-Type': 'image/png' })).status).toBe(204);
+    expect((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'any.bin' }))).ContentType).toBe('image/png');
+    const untyped = await form('untyped.json', '');
+    expect((await postForm(untyped.url, untyped.fields, Buffer.from('{}'), 'untyped.json')).status).toBe(204);
+    expect((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'untyped.json' }))).ContentType).toBe('application/json');
+  });
+
+  it.skipIf(missing('python3 with boto3 and requests', PYTHON_BOTO3))(
+    "boto3's generate_presigned_post posted by Python's requests with files= (a filename on every part): each part is a field by its name",
+    async () => {
+      const bucket = await newBucket();
+      const result = await run(required('python3 with boto3', PYTHON_BOTO3), ['-c', PYTHON_FORM], {
+        HOME: os.tmpdir(),
+        PAIL_S3_URL: s3Url,
+        PAIL_ACCESS_KEY_ID: alice.accessKeyId,
+        PAIL_SECRET_ACCESS_KEY: alice.secretAccessKey,
+        PAIL_BUCKET: bucket,
+        AWS_CONFIG_FILE: '/dev/null',
+        AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+        AWS_EC2_METADATA_DISABLED: 'true',
+      });
+      const out = JSON.parse(ok(result, 'python form')) as Record<string, [number, string]>;
+      expect(out.text?.[0]).toBe(204);
+      expect(out.image?.[0]).toBe(403);
+      expect(out.image?.[1]).toContain('Invalid according to Policy: Policy Condition failed');
+      const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'py/text.txt' }));
+      expect(got.ContentType).toBe('text/plain');
+      expect(await got.Body?.transformToString()).toBe('bar');
+      expect(await exists(bucket, 'py/image.txt')).toBe(false);
+    },
+  );
 });
 
 /** The bucket's storage_bucket_name (how unsigned requests name it), read from a file url of the Pail API. */

@@ -1,8 +1,10 @@
 /**
  * A browser form's multipart body, read with @fastify/busboy (the parser
  * @fastify/multipart uses): the fields before the file part, then the file
- * as a stream, never gathered whole. As in S3 the file must be the last
- * part; parts after it are read and dropped.
+ * as a stream, never gathered whole. As in S3 the file is the part named
+ * `file` and must be the last; parts after it are read and dropped. Every
+ * other part is a field, even with a filename (Python's requests sends each
+ * field so when given them as `files=`).
  */
 import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
 import type { FastifyRequest } from 'fastify';
@@ -29,7 +31,11 @@ export function readPostForm(request: FastifyRequest): Promise<PostForm> {
   return new Promise((resolve, reject) => {
     let busboy: BusboyInstance;
     try {
-      busboy = Busboy({ headers: request.headers as BusboyHeaders, limits: { fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, files: 1 } });
+      busboy = Busboy({
+        headers: request.headers as BusboyHeaders,
+        limits: { fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, files: 1 },
+        isPartAFile: (name) => name?.toLowerCase() === 'file',
+      });
     } catch {
       reject(malformed());
       return;
@@ -51,15 +57,14 @@ export function readPostForm(request: FastifyRequest): Promise<PostForm> {
       else if (fields.has(lower)) fail(s3Errors.invalidArgument(`The form field ${name} is given more than once`));
       else fields.set(lower, value);
     });
-    busboy.on('file', (name, stream, filename) => {
-      if (file !== undefined || failure !== undefined || name.toLowerCase() !== 'file') {
+    busboy.on('file', (_name, stream, filename) => {
+      if (file !== undefined || failure !== undefined) {
         stream.resume();
-        if (file === undefined) fail(s3Errors.invalidArgument(`Unexpected file part ${name}: the file part must be named file`));
         return;
       }
       // The form's reader meets a failure of the file (a cut, below) when it reads it, however late it starts.
       stream.on('error', () => {});
-      file = { stream, filename };
+      file = { stream, filename: filename ?? '' };
       resolve({ fields, file, finished });
     });
     busboy.on('fieldsLimit', () => fail(s3Errors.invalidArgument(`A form may have at most ${MAX_FIELDS} fields`)));
