@@ -77,6 +77,11 @@ const SERVED: [string, string, IncomingHttpHeaders, S3Operation][] = [
   ['HEAD', '/b/k.txt?response-content-type=text%2Fplain', {}, 'HeadObject'],
   ['DELETE', '/b/k.txt', {}, 'DeleteObject'],
   ['GET', '/b/k.txt?acl', {}, 'GetObjectAcl'],
+  ['PUT', '/b/k.txt?acl', {}, 'PutObjectAcl'],
+  ['PUT', '/b/k.txt?acl', { 'x-amz-acl': 'public-read' }, 'PutObjectAcl'],
+  ['GET', '/b/k.txt?attributes', { 'x-amz-object-attributes': 'ETag,ObjectSize' }, 'GetObjectAttributes'],
+  ['GET', '/b/k.txt?partNumber=2', {}, 'GetObject'],
+  ['HEAD', '/b/k.txt?partNumber=1&x-amz-checksum-mode=ENABLED', {}, 'HeadObject'],
   ['GET', '/b/k.txt?tagging', {}, 'GetObjectTagging'],
   ['POST', '/b/k.txt?uploads', {}, 'CreateMultipartUpload'],
   ['POST', '/b/k.txt?uploads', { 'x-amz-checksum-algorithm': 'CRC32' }, 'CreateMultipartUpload'],
@@ -104,7 +109,9 @@ const REFUSED: [string, string, IncomingHttpHeaders, string][] = [
   ['HEAD', '/b?acl', {}, 'HEAD with ?acl'],
   ['PUT', '/b?versioning', {}, 'PUT with ?versioning'],
   ['GET', '/b?location&acl', {}, 'GET with ?location&acl'],
-  ['PUT', '/b/k.txt?acl', {}, 'PUT with ?acl'],
+  ['PUT', '/b/k.txt?acl&versionId=v', {}, 'PUT with ?acl&versionId'],
+  ['GET', '/b/k.txt?attributes&versionId=v', {}, 'GET with ?attributes&versionId'],
+  ['GET', '/b/k.txt?partNumber=1&uploadId=u', {}, 'GET with ?partNumber&uploadId'],
   ['PUT', '/b/k.txt?tagging', {}, 'PUT with ?tagging'],
   ['PUT', '/b/k.txt?partNumber=1', {}, 'PUT with ?partNumber'],
   ['PUT', '/b/k.txt?uploadId=u', {}, 'PUT with ?uploadId'],
@@ -127,7 +134,7 @@ describe('operationOf', () => {
     const served = SERVED.map(([method, url, headers]) => [method, url, refusal(method, url, headers)]);
     expect(served).toEqual(SERVED.map(([method, url, , operation]) => [method, url, operation]));
     const named = new Set(SERVED.map(([, , , operation]) => operation));
-    expect(named.size).toBe(29);
+    expect(named.size).toBe(31);
   });
 
   it('refuses what asks for more than an operation takes, naming it', () => {

@@ -307,14 +307,68 @@ describe('ACLs', () => {
     expect((await s3.send(new GetBucketAclCommand({ Bucket: bucket }))).Grants).toHaveLength(1);
   });
 
-  it('PutObjectAcl and PutObjectTagging are 501 and leave the object bytes unchanged', async () => {
+  it('PutObjectAcl naming the bucket’s visibility is 200 and changes nothing; any other ACL is 400 AccessControlListNotSupported', async () => {
     const s3 = s3Of(alice);
     const bucket = await newBucket();
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'kept.txt', Body: 'original bytes' }));
-    expect(await s3Error(s3.send(new PutObjectAclCommand({ Bucket: bucket, Key: 'kept.txt', ACL: 'public-read' })))).toMatchObject({
-      name: 'NotImplemented',
-      status: 501,
+    const ownerOnly = {
+      Owner: { ID: String(alice.id) },
+      Grants: [{ Grantee: { Type: 'CanonicalUser' as const, ID: String(alice.id) }, Permission: 'FULL_CONTROL' as const }],
+    };
+    const everyoneReads = { Grantee: { Type: 'Group' as const, URI: 'http://acs.amazonaws.com/groups/global/AllUsers' }, Permission: 'READ' as const };
+    const refused = { name: 'AccessControlListNotSupported', status: 400 };
+
+    // A private bucket: private (header or body) and bucket-owner-full-control are what its objects have.
+    for (const input of [{ ACL: 'private' as const }, { ACL: 'bucket-owner-full-control' as const }, { AccessControlPolicy: ownerOnly }]) {
+      const answer = await s3.send(new PutObjectAclCommand({ Bucket: bucket, Key: 'kept.txt', ...input }));
+      expect(answer.$metadata.httpStatusCode).toBe(200);
+    }
+    const publicPolicy = { ...ownerOnly, Grants: [...ownerOnly.Grants, everyoneReads] };
+    for (const input of [
+      { ACL: 'public-read' as const },
+      { ACL: 'authenticated-read' as const },
+      { AccessControlPolicy: publicPolicy },
+      { GrantRead: 'id=someone-else' },
+    ]) {
+      const error = await s3Error(s3.send(new PutObjectAclCommand({ Bucket: bucket, Key: 'kept.txt', ...input })));
+      expect(error).toMatchObject(refused);
+      expect(error.message).toMatch(/^The bucket does not allow ACLs/);
+    }
+    expect((await s3.send(new GetObjectAclCommand({ Bucket: bucket, Key: 'kept.txt' }))).Grants).toHaveLength(1);
+    expect(await s3Error(s3.send(new PutObjectAclCommand({ Bucket: bucket, Key: 'missing.txt', ACL: 'private' })))).toMatchObject({
+      name: 'NoSuchKey',
+      status: 404,
     });
+
+    // A public bucket: public-read is its objects' ACL, private is not.
+    await s3.send(new PutBucketAclCommand({ Bucket: bucket, ACL: 'public-read' }));
+    await s3.send(new PutObjectAclCommand({ Bucket: bucket, Key: 'kept.txt', ACL: 'public-read' }));
+    await s3.send(new PutObjectAclCommand({ Bucket: bucket, Key: 'kept.txt', AccessControlPolicy: publicPolicy }));
+    expect(await s3Error(s3.send(new PutObjectAclCommand({ Bucket: bucket, Key: 'kept.txt', ACL: 'private' })))).toMatchObject(refused);
+    expect((await s3.send(new GetObjectAclCommand({ Bucket: bucket, Key: 'kept.txt' }))).Grants).toHaveLength(2);
+    expect(await text((await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'kept.txt' }))).Body)).toBe('original bytes');
+  });
+
+  it('PutObjectAcl asks what PutBucketAcl asks: a key without manage is AccessDenied', async () => {
+    const bucket = await newBucket();
+    await s3Of(alice).send(new PutObjectCommand({ Bucket: bucket, Key: 'kept.txt', Body: 'x' }));
+    const response = await fetch(`${server.url}/api/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'writer', permissions: ['read', 'write', 'delete'] }),
+    });
+    const key = (await json(response)).data as { access_key_id: string; secret_access_key: string };
+    const writer = sdkClient(s3Url, { accessKeyId: key.access_key_id, secretAccessKey: key.secret_access_key });
+    expect(await s3Error(writer.send(new PutObjectAclCommand({ Bucket: bucket, Key: 'kept.txt', ACL: 'private' })))).toMatchObject({
+      name: 'AccessDenied',
+      status: 403,
+    });
+  });
+
+  it('PutObjectTagging is 501 and leaves the object bytes unchanged', async () => {
+    const s3 = s3Of(alice);
+    const bucket = await newBucket();
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'kept.txt', Body: 'original bytes' }));
     const tagging = new PutObjectTaggingCommand({ Bucket: bucket, Key: 'kept.txt', Tagging: { TagSet: [{ Key: 'a', Value: 'b' }] } });
     expect(await s3Error(s3.send(tagging))).toMatchObject({ name: 'NotImplemented', status: 501 });
     expect(await text((await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'kept.txt' }))).Body)).toBe('original bytes');

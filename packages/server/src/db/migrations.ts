@@ -12,6 +12,7 @@ import {
   bucketLimits,
   foldedNames,
   multipartChecksums,
+  multipartObjects,
   multipartUploads,
   objectChecksums,
   resumableUploads,
@@ -39,6 +40,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0013_folded_names': foldedNames(),
         '0014_resumable_uploads': resumableUploads(dialect),
         '0015_resumable_writers': resumableWriters(),
+        '0016_multipart_objects': multipartObjects(),
       };
     },
   };

@@ -15,7 +15,8 @@ import { Readable } from 'node:stream';
 import type { UploadResult } from '@pail/shared';
 import { BlobNotFoundError } from '../blob/blob-store.js';
 import type { WriteCondition } from '../db/object-writes/object-writes.js';
-import { listParts, type MultipartPartRow, type MultipartUploadRow } from '../db/repositories/multipart.js';
+import { findUpload, listParts, type MultipartPartRow, type MultipartUploadRow } from '../db/repositories/multipart.js';
+import { findCompletedBy } from '../db/repositories/objects.js';
 import { CHECKSUM_ALGORITHMS, checksumPassing, compositeChecksum } from './checksum-algorithms.js';
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { MultipartRefused, noSuchUpload } from './multipart-refusals.js';
@@ -38,6 +39,8 @@ export interface CompleteInput {
   owner: AccountRow;
   bucket: BucketIdentity;
   uploadId: string;
+  /** The key the request names: a repeated completion is found by it (earlierCompletion). */
+  filename: string;
   parts: ListedPart[];
   /** S3's conditional write (If-None-Match: *, If-Match), checked in the commit; refused, the upload stays to be retried or aborted. */
   condition?: WriteCondition | undefined;
@@ -53,7 +56,59 @@ export interface Completed extends UploadResult {
   checksum?: { algorithm: string; value: string };
 }
 
+/**
+ * Completes the upload, or answers as its completion did when it has been
+ * completed already (S3 does so for a repeated request, which is what an
+ * SDK's retry is): nothing is written, counted or announced again.
+ */
 export async function completeUpload(ports: StoragePorts, input: CompleteInput): Promise<Completed> {
+  try {
+    return await completeLive(ports, input);
+  } catch (error) {
+    // Also when a request racing this one completed it first.
+    const earlier = error instanceof MultipartRefused && error.refusal === 'no-upload' ? await earlierCompletion(ports, input) : undefined;
+    if (earlier) return earlier;
+    throw error;
+  }
+}
+
+/**
+ * Before the request's body is read: undefined when the upload is there to
+ * be completed, its completion's answer when it was completed already, and
+ * NoSuchUpload when neither.
+ */
+export async function requireCompletable(
+  ports: Pick<StoragePorts, 'db'>,
+  input: Pick<CompleteInput, 'bucket' | 'uploadId' | 'filename'>,
+): Promise<Completed | undefined> {
+  if (await findUpload(ports.db, input.uploadId, input.bucket.id)) return undefined;
+  const earlier = await earlierCompletion(ports, input);
+  if (!earlier) throw noSuchUpload();
+  return earlier;
+}
+
+/**
+ * The answer an earlier completion of the upload gave, found on the version
+ * it made (which carries its upload id) for as long as that version is the
+ * key's current one: replaced or deleted, the upload is gone, as S3 has it.
+ */
+async function earlierCompletion(
+  ports: Pick<StoragePorts, 'db'>,
+  input: Pick<CompleteInput, 'bucket' | 'uploadId' | 'filename'>,
+): Promise<Completed | undefined> {
+  const made = await findCompletedBy(ports.db, input.bucket.id, input.filename, input.uploadId);
+  if (!made) return undefined;
+  const [stored] = Object.entries(made.checksums === null ? {} : (JSON.parse(made.checksums) as Record<string, string>));
+  return {
+    filename: input.filename,
+    size: made.size,
+    updated: false,
+    etag: made.etag,
+    ...(stored ? { checksum: { algorithm: stored[0], value: stored[1] } } : {}),
+  };
+}
+
+async function completeLive(ports: StoragePorts, input: CompleteInput): Promise<Completed> {
   const upload = await requireUpload(ports, input.bucket, input.uploadId);
   const stored = await listParts(ports.db, upload.id, 0, MAX_PART_NUMBER);
   let chosen: MultipartPartRow[];
@@ -77,6 +132,8 @@ export async function completeUpload(ports: StoragePorts, input: CompleteInput):
     ...(input.condition ? { condition: input.condition } : {}),
     // The upload and every part it kept (listed or not) end with the object's commit, in its transaction.
     endsUpload: upload.id,
+    // Kept with the object, for reads by part number and GetObjectAttributes (object-parts.ts).
+    parts: chosen.map((part) => ({ number: part.part_number, size: part.size, ...(part.checksum !== null ? { checksum: part.checksum } : {}) })),
     operation: input.operation,
   };
   // The part blobs are copied into the object's without a pass over the bytes in Pail, unless a

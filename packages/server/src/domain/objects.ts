@@ -1,7 +1,7 @@
 /** Files in buckets: their names, their views, listing, finding one to read, deleting. */
 import { filenameProblem, type BucketObject } from '@pail/shared';
 import { WriteRefused } from '../db/object-writes/object-writes.js';
-import { findBucketAndObject, listObjectRows, type BucketRef, type ReadableObject } from '../db/repositories/objects.js';
+import { findBucketAndObject, findObjectRow, listObjectRows, type BucketRef, type ReadableObject } from '../db/repositories/objects.js';
 import type { BucketRow, ObjectRow } from '../db/schema.js';
 import { errors } from './errors.js';
 import { authorize } from './authorize.js';
@@ -164,6 +164,13 @@ function decodeCursor(cursor: string): string {
     throw errors.validation('cursor is not valid; pass next_cursor from the previous page');
   }
   return filename;
+}
+
+/** A file of a bucket the caller was already authorized for (an action other than reading it); FileNotFound when there is none. */
+export async function requireObject(ports: Pick<StoragePorts, 'db'>, bucket: Pick<BucketRow, 'id'>, filename: string): Promise<ObjectRow> {
+  const object = await findObjectRow(ports.db, bucket.id, filename);
+  if (!object) throw errors.fileNotFound();
+  return object;
 }
 
 /** Deletes a file; `operation` is the door's name for the request, for whoever hears of it (object-events.ts). */

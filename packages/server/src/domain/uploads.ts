@@ -22,6 +22,7 @@ import { bucketRules, checkDeclaredType, checkedType, TYPE_SNIFF_BYTES } from '.
 import { errors } from './errors.js';
 import { noSuchUpload } from './multipart-refusals.js';
 import { dropBlobs, retireVersions } from './object-bytes.js';
+import { encodeParts, type ObjectPart } from './object-parts.js';
 import type { StoragePorts } from './ports.js';
 import { capOf, type Quota } from './quota.js';
 import { UploadReservation } from './upload-reservations.js';
@@ -60,6 +61,8 @@ export interface UploadInput {
   condition?: WriteCondition;
   /** The multipart upload this upload completes: it ends in the commit's transaction, and its part blobs are deleted after. */
   endsUpload?: string;
+  /** The parts of the multipart upload it completes, kept with the file (object-parts.ts). */
+  parts?: ObjectPart[];
   /**
    * Reads what follows the body in its request (a form's other parts) once
    * the body is read; a rejection (a second file) refuses the upload before
@@ -147,6 +150,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       ...checksumsOf(input),
       ...(input.condition ? { condition: input.condition } : {}),
       ...(input.endsUpload !== undefined ? { endsUpload: input.endsUpload } : {}),
+      ...(input.parts !== undefined ? { parts: encodeParts(input.parts) } : {}),
     };
     return await afterCommit(ports, bucket, change, await commit(ports, quota, input.beforeCommit, change), input.operation);
   } finally {
@@ -162,7 +166,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
  */
 export async function uploadConcatenated(
   ports: StoragePorts,
-  input: Pick<UploadInput, 'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'checksums' | 'condition' | 'endsUpload' | 'operation'> & {
+  input: Pick<UploadInput, 'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'checksums' | 'condition' | 'endsUpload' | 'parts' | 'operation'> & {
     /** The blobs, in order, and their total size (they are all held against the cap: heldBytes). */
     sources: string[];
     size: number;
@@ -199,7 +203,7 @@ export async function uploadConcatenated(
  */
 export async function commitStoredBlob(
   ports: StoragePorts,
-  input: Pick<UploadInput, 'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'checksums' | 'condition' | 'endsUpload' | 'operation'> & {
+  input: Pick<UploadInput, 'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'checksums' | 'condition' | 'endsUpload' | 'parts' | 'operation'> & {
     storageKey: string;
     size: number;
     contentHash?: string;
@@ -226,6 +230,7 @@ export async function commitStoredBlob(
     ...checksumsOf(input),
     ...(input.condition ? { condition: input.condition } : {}),
     ...(input.endsUpload !== undefined ? { endsUpload: input.endsUpload } : {}),
+    ...(input.parts !== undefined ? { parts: encodeParts(input.parts) } : {}),
     ...(input.endsResumable !== undefined ? { endsResumable: input.endsResumable } : {}),
   };
   return afterCommit(ports, bucket, change, await commit(ports, quota, undefined, change), input.operation);

@@ -82,6 +82,8 @@ export async function sendObject(
    * request asks), so with these Pail's default Cache-Control is left out.
    */
   s3Headers?: Record<string, string>,
+  /** The bytes to send in place of the Range header's (an S3 part read by number); null: the whole file. */
+  chosenRange?: { start: number; end: number } | null,
 ): Promise<FastifyReply> {
   reply.headers(objectHeaders(bucket, object));
   if (s3Headers) {
@@ -89,7 +91,7 @@ export async function sendObject(
     reply.headers(s3Headers);
   }
   if (notModified(request, object)) return reply.code(304).send();
-  const range = requestedRange(request, object);
+  const range = chosenRange === undefined ? requestedRange(request, object) : chosenRange;
   const length = range ? range.end - range.start + 1 : object.size;
   if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${object.size}`);
   reply.header('content-length', String(length));

@@ -18,6 +18,7 @@ import { GetBucketLocation } from './handlers/get-bucket-location.js';
 import { GetBucketVersioning } from './handlers/get-bucket-versioning.js';
 import { GetObject } from './handlers/get-object.js';
 import { GetObjectAcl } from './handlers/get-object-acl.js';
+import { GetObjectAttributes } from './handlers/get-object-attributes.js';
 import { GetObjectTagging } from './handlers/get-object-tagging.js';
 import { HeadBucket } from './handlers/head-bucket.js';
 import { HeadObject } from './handlers/head-object.js';
@@ -30,6 +31,7 @@ import { ListParts } from './handlers/list-parts.js';
 import { PutBucketAcl } from './handlers/put-bucket-acl.js';
 import { PutBucketCors } from './handlers/put-bucket-cors.js';
 import { PutObject } from './handlers/put-object.js';
+import { PutObjectAcl } from './handlers/put-object-acl.js';
 import { UploadPart } from './handlers/upload-part.js';
 import { UploadPartCopy } from './handlers/upload-part-copy.js';
 import type { Handler } from './handler-support.js';
@@ -57,6 +59,8 @@ export const HANDLERS: Record<S3Operation, Handler> = {
   DeleteObject,
   DeleteObjects,
   GetObjectAcl,
+  PutObjectAcl,
+  GetObjectAttributes,
   GetObjectTagging,
   CreateMultipartUpload,
   UploadPart,

@@ -1,12 +1,15 @@
 /**
  * GetObject and HeadObject, signed or anonymous: the same findReadable and
  * sendObject as the Pail API's downloads, plus the object's stored headers
- * (metadata.ts), S3's 412 preconditions and, on signed requests only (as
- * S3), the response-* header overrides.
+ * (metadata.ts), S3's 412 preconditions, reads of one part by number and,
+ * on signed requests only (as S3), the response-* header overrides.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ObjectRow } from '../db/schema.js';
 import { isComposite } from '../domain/checksum-algorithms.js';
+import { parsePartNumber } from '../domain/multipart.js';
+import { MultipartRefused } from '../domain/multipart-refusals.js';
+import { partRead } from '../domain/object-parts.js';
 import { findReadable } from '../domain/objects.js';
 import { ANONYMOUS } from '../domain/principal.js';
 import type { AppContext } from '../http/context.js';
@@ -16,19 +19,46 @@ import { S3Error, s3Errors } from './errors.js';
 import type { S3Target } from './handler-support.js';
 import { metadataHeaders } from './metadata.js';
 import { RESPONSE_OVERRIDES, operationOf } from './operations.js';
-import type { QueryPairs } from './query.js';
+import { queryValue, type QueryPairs } from './query.js';
 
 export async function readObject(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, target: S3Target): Promise<FastifyReply> {
   // The caller's bucket by name and the object in one lookup, cached as the Pail API's reads are.
   const { principal } = target.caller;
   const found = await findReadable(ctx.storage, { ownerName: { ownerId: principal.user.id, name: target.bucket } }, target.key, principal);
   checkPreconditions(request.headers, found.object);
+  const part = await partAsked(ctx, request, target.query, found.object);
   // The stored headers, then what the request asks to override (response-content-type sets content-type, and so on).
-  const headers: Record<string, string> = { ...metadataHeaders(found.object), ...storedChecksumHeaders(request, target.query, found.object) };
+  const headers: Record<string, string> = { ...metadataHeaders(found.object), ...storedChecksumHeaders(request, target.query, found.object), ...part?.headers };
   for (const [name, value] of target.query) {
     if ((RESPONSE_OVERRIDES as readonly string[]).includes(name)) headers[name.slice('response-'.length)] = value;
   }
-  return sendObject(ctx.storage, request, reply, found, headers);
+  return sendObject(ctx.storage, request, reply, found, headers, part?.range);
+}
+
+/**
+ * The part `partNumber` names (domain/object-parts.ts): its bytes, sent as a
+ * range (206) even when they are the whole object, as S3 sends them, and the
+ * object's part count when it has parts Pail knows. A part it does not have
+ * is 416 InvalidPartNumber; with a Range header too, 400.
+ */
+async function partAsked(
+  ctx: Pick<AppContext, 'storage'>,
+  request: FastifyRequest,
+  query: QueryPairs,
+  object: ObjectRow,
+): Promise<{ range: { start: number; end: number } | null; headers: Record<string, string> } | undefined> {
+  const raw = queryValue(query, 'partNumber');
+  if (raw === undefined) return undefined;
+  if (request.headers.range !== undefined) throw s3Errors.invalidRequest('Cannot specify both Range header and partNumber query parameter');
+  let number: number;
+  try {
+    number = parsePartNumber(raw);
+  } catch (error) {
+    throw error instanceof MultipartRefused ? s3Errors.invalidArgument(error.message) : error;
+  }
+  const read = await partRead(ctx.storage, object, number);
+  if (read === null) throw new S3Error('InvalidPartNumber', 416, 'The requested partnumber is not satisfiable');
+  return { range: read.range, headers: read.count === undefined ? {} : { 'x-amz-mp-parts-count': String(read.count) } };
 }
 
 /** x-amz-checksum-<algorithm> for each checksum given (S3 sends them on PutObject, and on reads when asked). */
@@ -39,11 +69,13 @@ export const checksumHeaders = (checksums: Record<string, string> | undefined): 
  * The object's stored full-object checksums, when the request asks with
  * x-amz-checksum-mode: ENABLED (header or query). Not for a range, whose
  * bytes the whole object's checksum does not describe (the SDK would
- * check them against it and fail), as S3 sends none then either.
+ * check them against it and fail), as S3 sends none then either; nor for
+ * a part read by number.
  */
 function storedChecksumHeaders(request: FastifyRequest, query: QueryPairs, object: ObjectRow): Record<string, string> {
   const mode = request.headers['x-amz-checksum-mode'] ?? query.find(([name]) => name === 'x-amz-checksum-mode')?.[1];
-  if (object.checksums === null || mode !== 'ENABLED' || request.headers.range !== undefined) return {};
+  const partial = request.headers.range !== undefined || queryValue(query, 'partNumber') !== undefined;
+  if (object.checksums === null || mode !== 'ENABLED' || partial) return {};
   const checksums = JSON.parse(object.checksums) as Record<string, string>;
   const composite = Object.values(checksums).some(isComposite);
   return { ...checksumHeaders(checksums), 'x-amz-checksum-type': composite ? 'COMPOSITE' : 'FULL_OBJECT' };
@@ -70,5 +102,7 @@ export async function readAnonymously(
   }
   const found = await findReadable(ctx.storage, { storageName: address.bucket }, address.key, ANONYMOUS);
   checkPreconditions(request.headers, found.object);
-  return sendObject(ctx.storage, request, reply, found, { ...metadataHeaders(found.object), ...storedChecksumHeaders(request, address.query, found.object) });
+  const part = await partAsked(ctx, request, address.query, found.object);
+  const headers = { ...metadataHeaders(found.object), ...storedChecksumHeaders(request, address.query, found.object), ...part?.headers };
+  return sendObject(ctx.storage, request, reply, found, headers, part?.range);
 }

@@ -1,7 +1,7 @@
 /**
  * Which S3 operation a request is. Only the operations Pail serves are
  * recognised, each with the query parameters it understands; anything else
- * (PUT ?tagging, PUT ?acl on an object, PUT ?versioning) is
+ * (PUT ?tagging, PUT ?versioning, GET ?torrent) is
  * 501 NotImplemented, so it can never be mistaken for a plain PutObject or
  * GetObject and change or reveal an object. A write whose headers ask for
  * what Pail cannot do (tags, encryption, object lock) is 501 too, never
@@ -36,6 +36,8 @@ export type S3Operation =
   | 'DeleteObject'
   | 'DeleteObjects'
   | 'GetObjectAcl'
+  | 'PutObjectAcl'
+  | 'GetObjectAttributes'
   | 'GetObjectTagging'
   | 'CreateMultipartUpload'
   | 'UploadPart'
@@ -71,6 +73,10 @@ export const S3_ACTION: Record<S3Operation, Action> = {
   DeleteObject: 'deleteObject',
   DeleteObjects: 'deleteObject',
   GetObjectAcl: 'readObject',
+  // An object's ACL is its bucket's visibility, which only a manage key may change (as PutBucketAcl), even to what it is.
+  PutObjectAcl: 'manageBucket',
+  // What HeadObject tells, in another shape.
+  GetObjectAttributes: 'readObject',
   GetObjectTagging: 'readObject',
   CreateMultipartUpload: 'writeObject',
   UploadPart: 'writeObject',
@@ -108,7 +114,7 @@ const PRESIGNED_PUT_CHECKSUM_PARAMS = new Set([
 const LIST_V1_PARAMS = new Set(['prefix', 'delimiter', 'marker', 'max-keys', 'encoding-type']);
 const LIST_V2_PARAMS = new Set(['list-type', 'prefix', 'delimiter', 'max-keys', 'continuation-token', 'start-after', 'encoding-type', 'fetch-owner']);
 const LIST_VERSIONS_PARAMS = new Set(['versions', 'prefix', 'delimiter', 'key-marker', 'version-id-marker', 'max-keys', 'encoding-type']);
-/** What a GET may add: x-amz-checksum-mode (a default SDK's; object-reads.ts returns stored checksums), and S3's response-* header overrides. */
+/** What a GET or HEAD may add: x-amz-checksum-mode (a default SDK's; object-reads.ts returns stored checksums), partNumber (one part's bytes), and S3's response-* header overrides. */
 export const RESPONSE_OVERRIDES = [
   'response-content-type',
   'response-content-disposition',
@@ -117,7 +123,7 @@ export const RESPONSE_OVERRIDES = [
   'response-content-language',
   'response-expires',
 ] as const;
-const GET_OBJECT_PARAMS = new Set<string>(['x-amz-checksum-mode', ...RESPONSE_OVERRIDES]);
+const GET_OBJECT_PARAMS = new Set<string>(['x-amz-checksum-mode', 'partNumber', ...RESPONSE_OVERRIDES]);
 const LIST_UPLOADS_PARAMS = new Set(['uploads', 'prefix', 'delimiter', 'key-marker', 'upload-id-marker', 'max-uploads', 'encoding-type']);
 const LIST_PARTS_PARAMS = new Set(['uploadId', 'max-parts', 'part-number-marker', 'encoding-type']);
 const UPLOAD_PART_PARAMS = new Set(['partNumber', 'uploadId']);
@@ -162,6 +168,8 @@ export function operationOf(method: string, bucket: string, key: string, query: 
     throw unsupported();
   }
   if (method === 'GET' && sole('acl')) return 'GetObjectAcl';
+  if (method === 'PUT' && sole('acl')) return 'PutObjectAcl';
+  if (method === 'GET' && sole('attributes')) return 'GetObjectAttributes';
   if (method === 'GET' && sole('tagging')) return 'GetObjectTagging';
   if (method === 'POST' && sole('uploads')) return writing('CreateMultipartUpload');
   if (method === 'POST' && sole('uploadId')) return 'CompleteMultipartUpload';

@@ -97,22 +97,7 @@ export function sweep(bucket: string, other: string): Case[] {
     { kind: 'object subresource', name: 'PUT object ?legal-hold', method: 'PUT', path: `${object}?legal-hold`, body: PUT_BODIES['legal-hold'] },
     { kind: 'object subresource', name: 'POST object ?restore', method: 'POST', path: `${object}?restore`, body: PUT_BODIES.restore },
     { kind: 'object subresource', name: 'GET object ?torrent', method: 'GET', path: `${object}?torrent` },
-    {
-      kind: 'object subresource',
-      name: 'GET object ?attributes',
-      method: 'GET',
-      path: `${object}?attributes`,
-      headers: { 'x-amz-object-attributes': 'ETag,ObjectSize' },
-    },
     { kind: 'object subresource', name: 'POST object ?select', method: 'POST', path: `${object}?select&select-type=2`, body: PUT_BODIES.select },
-    {
-      kind: 'object subresource',
-      name: 'PUT object ?acl with a grant',
-      method: 'PUT',
-      path: `${object}?acl`,
-      headers: { 'x-amz-grant-read': 'uri="http://acs.amazonaws.com/groups/global/AllUsers"' },
-    },
-    { kind: 'object subresource', name: 'PUT object ?acl canned', method: 'PUT', path: `${object}?acl`, headers: { 'x-amz-acl': 'public-read' } },
   );
   for (const [what, headers] of Object.entries(WRITE_HEADERS)) {
     cases.push(

@@ -159,6 +159,23 @@ describe('the S3 API on two server processes sharing PostgreSQL, Redis and S3', 
     }
     // Finished on B: gone for A too.
     expect(await s3Error(viaA.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId })))).toEqual({ name: 'NoSuchUpload', status: 404 });
+    // Completed again through A (an SDK's retry landing on another instance): the same answer, from the object's row.
+    const again = await viaA.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: bucket,
+        Key: key,
+        UploadId,
+        MultipartUpload: { Parts: etags.map((ETag, index) => ({ ETag, PartNumber: index + 1 })) },
+      }),
+    );
+    expect({ etag: again.ETag, key: again.Key }).toEqual({ etag, key });
+    // Its parts' sizes are the object's, on either instance.
+    const second = await viaA.send(new GetObjectCommand({ Bucket: bucket, Key: key, PartNumber: 2 }));
+    expect({ range: second.ContentRange, count: second.PartsCount }).toEqual({
+      range: `bytes ${5 * 1024 * 1024}-${10 * 1024 * 1024 - 1}/${whole.length}`,
+      count: 3,
+    });
+    expect(Buffer.from(await second.Body!.transformToByteArray()).equals(parts[1]!)).toBe(true);
   });
 
   it('a key revoked through the Pail API on A is refused on B’s S3 port at once: 403 InvalidAccessKeyId', async () => {

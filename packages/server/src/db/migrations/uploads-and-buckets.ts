@@ -1,4 +1,4 @@
-/** Migrations 0008–0015: multipart and resumable uploads, checksums, bucket CORS and limits, folded names. */
+/** Migrations 0008–0016: multipart and resumable uploads, checksums, bucket CORS and limits, folded names, multipart objects. */
 import { type Kysely, type Migration } from 'kysely';
 import { columns, type Dialect } from './columns.js';
 import { foldName } from '../folded-names.js';
@@ -173,6 +173,23 @@ export function resumableWriters(): Migration {
         .alterTable('resumable_uploads')
         .addColumn('writer_wanted', 'integer', (col) => col.notNull().defaultTo(0))
         .execute();
+    },
+  };
+}
+
+/**
+ * Multipart objects (issue 35): the multipart upload that made an object's
+ * current version (so a repeated CompleteMultipartUpload finds its answer
+ * while that version is current) and its parts (a JSON list of
+ * [number, size, checksum?], for GetObject's partNumber and
+ * GetObjectAttributes); both null for any other write, and for objects
+ * completed before this migration, whose part sizes are unknown.
+ */
+export function multipartObjects(): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('objects').addColumn('upload_id', 'text').execute();
+      await db.schema.alterTable('objects').addColumn('parts', 'text').execute();
     },
   };
 }

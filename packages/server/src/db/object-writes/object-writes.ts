@@ -41,6 +41,8 @@ export interface CommitInput {
    * already ended (aborted, expired or completed by another request).
    */
   endsUpload?: string;
+  /** The completed multipart upload's parts (JSON, domain/object-parts.ts), kept with the version as is its upload id (endsUpload); absent: none. */
+  parts?: string;
   /** The resumable upload this commit completes, ended in the same transaction (its length stops counting as the file starts to); refused with no-resumable when it has ended. */
   endsResumable?: string;
 }

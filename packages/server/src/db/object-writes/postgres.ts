@@ -153,6 +153,8 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
           inline: item.inlineBytes ? 1 : 0,
           metadata: item.metadata ?? null,
           checksums: item.checksums ?? null,
+          upload_id: item.endsUpload ?? null,
+          parts: item.parts ?? null,
           created_at: now,
           updated_at: now,
           name_folded: foldName(item.filename),
@@ -167,6 +169,8 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
           inline: eb.ref('excluded.inline'),
           metadata: eb.ref('excluded.metadata'),
           checksums: eb.ref('excluded.checksums'),
+          upload_id: eb.ref('excluded.upload_id'),
+          parts: eb.ref('excluded.parts'),
           updated_at: eb.ref('excluded.updated_at'),
         })),
       )

@@ -24,9 +24,9 @@ const statementsOn = (db: Db) =>
     insertInline: 'insert into inline_blobs (storage_key, bytes) values (?, ?)',
     deleteInline: 'delete from inline_blobs where storage_key = ?',
     insertObject:
-      'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, metadata, checksums, created_at, updated_at, name_folded) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, metadata, checksums, upload_id, parts, created_at, updated_at, name_folded) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     updateObject:
-      'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, metadata = ?, checksums = ?, updated_at = ? where bucket_id = ? and filename = ?',
+      'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, metadata = ?, checksums = ?, upload_id = ?, parts = ?, updated_at = ? where bucket_id = ? and filename = ?',
     count: 'update buckets set object_count = object_count + ?, total_bytes = total_bytes + ? where id = ? and deleted_at is null',
     uploadLive: 'select 1 from multipart_uploads where id = ?',
     endParts: 'delete from multipart_parts where upload_id = ? returning storage_key',
@@ -68,6 +68,8 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
     const inline = input.inlineBytes ? 1 : 0;
     const metadata = input.metadata ?? null;
     const checksums = input.checksums ?? null;
+    const uploadId = input.endsUpload ?? null;
+    const parts = input.parts ?? null;
     if (input.inlineBytes) sql.insertInline.run(input.storageKey, input.inlineBytes);
     if (old?.inline) sql.deleteInline.run(old.storage_key);
     if (old) {
@@ -79,6 +81,8 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
         inline,
         metadata,
         checksums,
+        uploadId,
+        parts,
         now,
         input.bucketId,
         input.filename,
@@ -94,6 +98,8 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
         inline,
         metadata,
         checksums,
+        uploadId,
+        parts,
         now,
         now,
         foldName(input.filename),

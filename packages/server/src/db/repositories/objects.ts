@@ -131,3 +131,31 @@ export async function referencedKeys(db: Db, storageKeys: string[]): Promise<Set
   const rows = await db.selectFrom('objects').select('storage_key').where('storage_key', 'in', storageKeys).execute();
   return new Set([...rows.map((row) => row.storage_key), ...(await partKeys(db, storageKeys))]);
 }
+
+/** The version the multipart upload `uploadId` made, while it is the file's current one: what a repeated completion answers with. */
+export function findCompletedBy(
+  db: Db,
+  bucketId: number,
+  filename: string,
+  uploadId: string,
+): Promise<Pick<ObjectRow, 'size' | 'etag' | 'checksums'> | undefined> {
+  return db
+    .selectFrom('objects')
+    .select(['size', 'etag', 'checksums'])
+    .where('bucket_id', '=', bucketId)
+    .where('filename', '=', filename)
+    .where('upload_id', '=', uploadId)
+    .executeTakeFirst();
+}
+
+/** The parts (JSON) kept with the version stored under `storageKey`: null when it has none (or is no longer the file's). */
+export async function findObjectParts(db: Db, bucketId: number, filename: string, storageKey: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('objects')
+    .select('parts')
+    .where('bucket_id', '=', bucketId)
+    .where('filename', '=', filename)
+    .where('storage_key', '=', storageKey)
+    .executeTakeFirst();
+  return row?.parts ?? null;
+}

@@ -1,12 +1,13 @@
 /**
  * CompleteMultipartUpload: the listed parts become the object
  * (domain/multipart-complete.ts), checked against the whole object's
- * checksums the request states.
+ * checksums the request states. Repeated once it has succeeded (an SDK's
+ * retry), it answers the same while the object it made is current.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { CHECKSUM_ALGORITHMS, isComposite } from '../../domain/checksum-algorithms.js';
-import { completeUpload, type ListedPart } from '../../domain/multipart-complete.js';
-import { MAX_PART_NUMBER, parsePartNumber, requireUpload } from '../../domain/multipart.js';
+import { completeUpload, requireCompletable, type ListedPart } from '../../domain/multipart-complete.js';
+import { MAX_PART_NUMBER, parsePartNumber } from '../../domain/multipart.js';
 import { parseFilename } from '../../domain/objects.js';
 import { checkWriteCondition } from '../../domain/uploads.js';
 import { checksumAlgorithmOf } from '../checksums.js';
@@ -27,23 +28,26 @@ const COMPLETE_BODY: XmlBodyLimits = { maxBytes: MAX_PART_NUMBER * 320 + 1024, m
 
 export const CompleteMultipartUpload: Handler = answeringRefusals(async (ctx, request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
-  // The cheap checks before the body is read: the upload is in the caller's bucket, and (as PutObject) the
-  // write condition holds; both are checked again in the commit.
-  await requireUpload(ctx.storage, bucket, uploadIdOf(target));
+  const named = { bucket, uploadId: uploadIdOf(target), filename: parseFilename(target.key) };
+  // The cheap checks before the body is read: the upload is in the caller's bucket (or was completed
+  // there already: a repeat is answered as the completion was), and (as PutObject) the write condition
+  // holds; both are checked again in the commit. A repeat's condition guarded the write already made.
+  const earlier = await requireCompletable(ctx.storage, named);
   const condition = writeConditionOf(request.headers);
-  if (condition) await checkWriteCondition(ctx.storage, bucket.id, parseFilename(target.key), condition);
+  if (condition && !earlier) await checkWriteCondition(ctx.storage, bucket.id, named.filename, condition);
   // The body's checksum headers describe the object, not the body.
   const body = await xmlBody(request, target.caller.claimed.payloadHash, target.caller, COMPLETE_BODY, { objectChecksumHeaders: true });
   const parts = partList(body);
-  const result = await completeUpload(ctx.storage, {
-    owner: target.caller.principal.user,
-    bucket,
-    uploadId: uploadIdOf(target),
-    parts,
-    condition,
-    sentChecksums: sentChecksums(request.headers),
-    operation: 'CompleteMultipartUpload',
-  });
+  const result =
+    earlier ??
+    (await completeUpload(ctx.storage, {
+      ...named,
+      owner: target.caller.principal.user,
+      parts,
+      condition,
+      sentChecksums: sentChecksums(request.headers),
+      operation: 'CompleteMultipartUpload',
+    }));
   const path = [target.bucket, ...target.key.split('/')].map(strictEncode).join('/');
   return sendXml(reply, 'CompleteMultipartUploadResult', {
     Location: `${request.protocol}://${request.host}/${path}`,

@@ -5,30 +5,10 @@
  * 501, never a silent success.
  */
 import { setVisibility } from '../../domain/buckets.js';
-import { ALL_USERS, type CannedAcl } from '../acl-policy.js';
-import type { S3Caller } from '../auth.js';
+import { cannedFromPolicy, type CannedAcl } from '../acl-policy.js';
 import { s3Errors } from '../errors.js';
 import { ownBucket, type Handler } from '../handler-support.js';
 import { xmlBody } from '../payload.js';
-import { asList, field, parseXml } from '../xml.js';
-
-/** Which canned ACL an AccessControlPolicy body is: exactly the owner's FULL_CONTROL, plus READ for everyone or not. */
-function cannedFromPolicy(body: string, caller: S3Caller): CannedAcl {
-  const notCanned = () => s3Errors.notImplemented('An ACL other than the canned private or public-read');
-  const policy = field(parseXml(body), 'AccessControlPolicy');
-  if (policy === undefined) throw s3Errors.malformedXml();
-  let ownerGrants = 0;
-  let publicGrants = 0;
-  for (const grant of asList(field(field(policy, 'AccessControlList'), 'Grant'))) {
-    const grantee = field(grant, 'Grantee');
-    const permission = field(grant, 'Permission');
-    if (field(grantee, 'ID') === String(caller.principal.user.id) && permission === 'FULL_CONTROL') ownerGrants += 1;
-    else if (field(grantee, 'URI') === ALL_USERS && permission === 'READ') publicGrants += 1;
-    else throw notCanned();
-  }
-  if (ownerGrants !== 1 || publicGrants > 1) throw notCanned();
-  return publicGrants === 1 ? 'public-read' : 'private';
-}
 
 export const PutBucketAcl: Handler = async (ctx, request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
@@ -40,7 +20,9 @@ export const PutBucketAcl: Handler = async (ctx, request, reply, target) => {
     if (header !== 'private' && header !== 'public-read') throw s3Errors.notImplemented(`x-amz-acl: ${String(header)}`);
     acl = header;
   } else if (body.trim() !== '') {
-    acl = cannedFromPolicy(body, target.caller);
+    const canned = cannedFromPolicy(body, target.caller);
+    if (canned === undefined) throw s3Errors.notImplemented('An ACL other than the canned private or public-read');
+    acl = canned;
   } else {
     throw s3Errors.invalidArgument('PutBucketAcl needs an x-amz-acl header or an AccessControlPolicy body');
   }
