@@ -33,7 +33,7 @@ export const CompleteMultipartUpload: Handler = answeringRefusals(async (ctx, re
   const condition = writeConditionOf(request.headers);
   if (condition) await checkWriteCondition(ctx.storage, bucket.id, parseFilename(target.key), condition);
   // The body's checksum headers describe the object, not the body.
-  const body = await xmlBody(request, target.caller.claimed.payloadHash, target.caller, COMPLETE_BODY, { objectChecksumHeaders: true });
+  const body = await xmlBody(request, target.caller.payloadHash, target.caller, COMPLETE_BODY, { objectChecksumHeaders: true });
   const parts = partList(body);
   const result = await completeUpload(ctx.storage, {
     owner: target.caller.principal.user,
