@@ -4,7 +4,8 @@
  * and POST policies (AWSAccessKeyId, policy, signature), signed here with
  * node:crypto as the SigV2 documentation builds the string to sign
  * (independently of the server's code), and by the real clients that still
- * sign so: AWS CLI v1's `s3 presign` and s3cmd with `signature_v2 = True`.
+ * sign so: AWS CLI v1's `s3 presign`, s3cmd with `signature_v2 = True` and
+ * boto3 with `signature_version='s3'`.
  * The same rules as SigV4's hold: the clock, expiry, key limits, and every
  * x-amz-* header signed. S3_API_SIGNATURE_V2=off turns it off (400).
  */
@@ -17,7 +18,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { missing, ok, run, S3CMD, s3cmd as makeS3cmd } from './helpers/s3-tools.js';
+import { missing, ok, PYTHON_BOTO3, required, run, S3CMD, s3cmd as makeS3cmd } from './helpers/s3-tools.js';
 
 const DOMAIN = 's3.sigv2.test';
 
@@ -352,6 +353,45 @@ describe.skipIf(missing('s3cmd', S3CMD))('s3cmd with signature_v2 = True', () =>
     const back = path.join(s3cmd.home, 'down.bin');
     ok(await s3cmd(['get', `s3://${bucket}/s3cmd/up.bin`, back]), 's3cmd get');
     expect(await readFile(back)).toEqual(bytes);
+  });
+});
+
+/** boto3 signing with SigV2 (as ceph/s3-tests' SigV2 tests do): it signs a bucket as `/bucket/` while sending `/bucket`. */
+const BOTO3_V2_SCRIPT = `
+import os, sys
+import boto3
+from botocore.config import Config
+s3 = boto3.client('s3', endpoint_url=os.environ['PAIL_S3_URL'], region_name='us-east-1',
+    aws_access_key_id=os.environ['PAIL_ACCESS_KEY_ID'], aws_secret_access_key=os.environ['PAIL_SECRET_ACCESS_KEY'],
+    config=Config(signature_version='s3', s3={'addressing_style': 'path'}, retries={'max_attempts': 1}))
+bucket = os.environ['PAIL_BUCKET']
+s3.create_bucket(Bucket=bucket)
+s3.put_object(Bucket=bucket, Key='dir/boto.txt', Body=b'signed by boto3', Metadata={'colour': 'red'})
+got = s3.get_object(Bucket=bucket, Key='dir/boto.txt')
+print(got['Body'].read().decode(), got['Metadata']['colour'])
+print(s3.get_bucket_acl(Bucket=bucket)['Owner']['ID'] != '')
+print([o['Key'] for o in s3.list_objects(Bucket=bucket, Prefix='dir/')['Contents']])
+url = s3.generate_presigned_url('get_object', Params={'Bucket': bucket, 'Key': 'dir/boto.txt'}, ExpiresIn=600)
+print(url)
+`;
+
+describe.skipIf(missing('python3 with boto3', PYTHON_BOTO3))("boto3 with signature_version='s3'", () => {
+  it('create_bucket, put_object, get_object, get_bucket_acl, list_objects, generate_presigned_url', async () => {
+    const script = path.join(scratch, 'boto3-v2.py');
+    await writeFile(script, BOTO3_V2_SCRIPT);
+    const name = `v2-boto-${randomBytes(3).toString('hex')}`;
+    const result = await run(required('python3 with boto3', PYTHON_BOTO3), [script], {
+      HOME: scratch,
+      PAIL_S3_URL: s3Url,
+      PAIL_ACCESS_KEY_ID: alice.accessKeyId,
+      PAIL_SECRET_ACCESS_KEY: alice.secretAccessKey,
+      PAIL_BUCKET: name,
+      AWS_EC2_METADATA_DISABLED: 'true',
+    });
+    const [read, acl, listed, url] = ok(result, 'the boto3 script').trim().split('\n');
+    expect([read, acl, listed]).toEqual(['signed by boto3 red', 'True', "['dir/boto.txt']"]);
+    expect(url).toContain('AWSAccessKeyId=');
+    expect(await (await fetch(url!)).text()).toBe('signed by boto3');
   });
 });
 

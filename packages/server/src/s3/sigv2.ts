@@ -101,8 +101,9 @@ function dateMs(value: string | undefined): number | null {
  * Whether the claimed signature is the secret's for this request (compared in
  * constant time). Clients differ where the standard leaves room, so each
  * reading a client is known to sign is tried: the Date line empty when
- * x-amz-date is sent (the standard) or Date's value (botocore, MinIO); the
- * path as sent or decoded; a sub-resource written as sent (`acl=`) or bare.
+ * x-amz-date is sent (the standard) or Date's value (botocore, MinIO), and
+ * the resource's readings (resources). Each names the same request: none
+ * can make a signature for one request good for another.
  */
 export function signatureV2Matches(request: RequestV2, claimed: ClaimedSignatureV2, secret: Buffer): boolean {
   const sent = Buffer.from(claimed.signature, 'base64');
@@ -140,12 +141,21 @@ function stringsToSign(request: RequestV2, claimed: ClaimedSignatureV2): Buffer[
   return [...candidates.values()];
 }
 
-/** The canonical resource: /bucket/key as sent (and decoded), then the sub-resources sorted by name. */
+/**
+ * The canonical resource: /bucket/key, then the sub-resources sorted by name
+ * (`?acl`, `?partNumber=2&uploadId=…`), in each reading clients sign: the path
+ * as sent or decoded (unless decoding makes a `?` of it, which would read as
+ * a sub-resource), a bucket with or without its trailing slash, a sub-resource
+ * as sent (`acl=`) or bare. And botocore's own: it signs the query its
+ * operation's url starts with (`?acl`, `?uploads`, `?list-type=2`) as part of
+ * the path, then the sub-resources again (`/bucket?acl?acl`).
+ */
 function resources(request: RequestV2): Set<string> {
   const mark = request.url.indexOf('?');
   const path = mark === -1 ? request.url : request.url.slice(0, mark);
+  const items = mark === -1 ? [] : request.url.slice(mark + 1).split('&');
   const prefix = request.hostBucket === null ? '' : `/${request.hostBucket}`;
-  const subResources = (mark === -1 ? [] : request.url.slice(mark + 1).split('&'))
+  const subResources = items
     .map((part) => {
       const eq = part.indexOf('=');
       return eq === -1 ? { name: decode(part), value: null } : { name: decode(part.slice(0, eq)), value: decode(part.slice(eq + 1)) };
@@ -154,9 +164,16 @@ function resources(request: RequestV2): Set<string> {
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const asSent = subResources.map(({ name, value }) => (value === null ? name : `${name}=${value}`)).join('&');
   const bare = subResources.map(({ name, value }) => (value === null || value === '' ? name : `${name}=${value}`)).join('&');
+  const queries = new Set([asSent, bare].map((query) => (query === '' ? '' : `?${query}`)));
+  const first = items[0];
+  if (first !== undefined && first !== '') queries.add(`?${first}${asSent === '' ? '' : `?${asSent}`}`);
+  const decoded = decode(path);
   const out = new Set<string>();
-  for (const resourcePath of [path, decode(path)]) {
-    for (const query of [asSent, bare]) out.add(`${prefix}${resourcePath}${query === '' ? '' : `?${query}`}`);
+  for (const resourcePath of decoded.includes('?') ? [path] : [path, decoded]) {
+    const full = `${prefix}${resourcePath}`;
+    // A bucket is `/bucket/` to botocore (which sends `/bucket`, path style) and `/bucket` to others.
+    const named = /^\/[^/]+\/?$/.test(full) ? [full.replace(/\/$/, ''), full.replace(/\/?$/, '/')] : [full];
+    for (const name of named) for (const query of queries) out.add(`${name}${query}`);
   }
   return out;
 }
