@@ -91,6 +91,8 @@ export interface Config {
   s3ApiRegion: string;
   /** S3_API_DOMAIN (unset by default): `<bucket>.<domain>` Hosts name their bucket (virtual-hosted style); path style always works. */
   s3ApiDomain: string | null;
+  /** S3_API_SIGNATURE_V2 (default on): Signature Version 2 (headers, presigned urls, POST policies) is accepted beside SigV4; `off`: SigV2 is 400. */
+  s3ApiSignatureV2: boolean;
 }
 
 export class ConfigError extends Error {
@@ -266,6 +268,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     s3ApiPort: portOrOff(env, 'S3_API_PORT', 9000),
     s3ApiRegion: env.S3_API_REGION || 'us-east-1',
     s3ApiDomain: s3Domain(env, 'S3_API_DOMAIN'),
+    s3ApiSignatureV2: boolean(env, 'S3_API_SIGNATURE_V2', true),
   };
   return Object.freeze(config);
 }

@@ -17,7 +17,20 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { AWS, awsCli as makeAwsCli, type AwsCli, missing, ok, PYTHON_BOTO3, RCLONE, required, run, S3CMD, type Result } from './helpers/s3-tools.js';
+import {
+  AWS,
+  awsCli as makeAwsCli,
+  type AwsCli,
+  missing,
+  ok,
+  PYTHON_BOTO3,
+  RCLONE,
+  required,
+  run,
+  S3CMD,
+  s3cmd as makeS3cmd,
+  type Result,
+} from './helpers/s3-tools.js';
 
 let server: TestServer;
 let s3Url: string;
@@ -271,27 +284,7 @@ describe.skipIf(missing('AWS CLI', AWS))('AWS CLI', () => {
 
 // ---------------------------------------------------------------- s3cmd
 
-async function s3cmdRunner(user: TestUser): Promise<{ (args: string[]): Promise<Result>; home: string }> {
-  const dir = await home('s3cmd');
-  const config = path.join(dir, 's3cfg');
-  const host = new URL(s3Url).host;
-  await writeFile(
-    config,
-    [
-      '[default]',
-      `access_key = ${user.accessKeyId}`,
-      `secret_key = ${user.secretAccessKey}`,
-      `host_base = ${host}`,
-      `host_bucket = ${host}`,
-      'use_https = False',
-      'signature_v2 = False',
-      'bucket_location = us-east-1',
-      '',
-    ].join('\n'),
-  );
-  const runner = (args: string[]) => run(required('s3cmd', S3CMD), ['-c', config, '--no-progress', ...args], { HOME: dir });
-  return Object.assign(runner, { home: dir });
-}
+const s3cmdRunner = async (user: TestUser) => makeS3cmd(await home('s3cmd'), s3Url, user);
 
 describe.skipIf(missing('s3cmd', S3CMD))('s3cmd', () => {
   it('mb, ls, get (same bytes), del, rb', async () => {

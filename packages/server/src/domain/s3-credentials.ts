@@ -54,14 +54,14 @@ export class S3CredentialSealer {
   }
 
   /**
-   * SigV4's signing key for `scope` (date/region/service/aws4_request) of this credential, or null when
-   * its sealed secret does not open. Opening the secret and deriving the key took a fifth of a small S3
+   * SigV4's signing key for `scope` (date/region/service/aws4_request) of this credential (for a null
+   * scope, Signature Version 2's: the secret itself), or null when its sealed secret does not open. Opening the secret and deriving the key took a fifth of a small S3
    * GET's CPU, and a client signs a whole day's requests with one key, so a key that verified a
    * signature is kept (keepSigningKey): by the sealed secret as stored, so a credential sealed anew never
    * meets an old entry, and only once it proved itself, so made-up scopes cannot crowd out real ones.
    * Revocation is the key lookup's.
    */
-  signingKey(accessKeyId: string, sealedSecret: string, scope: string): Buffer | null {
+  signingKey(accessKeyId: string, sealedSecret: string, scope: string | null): Buffer | null {
     const kept = this.signingKeys.get(signingKeyId(accessKeyId, sealedSecret, scope));
     if (kept) return kept;
     const secret = this.open(accessKeyId, sealedSecret);
@@ -69,7 +69,7 @@ export class S3CredentialSealer {
   }
 
   /** Keeps a signing key that has just verified a request's signature. */
-  keepSigningKey(accessKeyId: string, sealedSecret: string, scope: string, key: Buffer): void {
+  keepSigningKey(accessKeyId: string, sealedSecret: string, scope: string | null, key: Buffer): void {
     this.signingKeys.set(signingKeyId(accessKeyId, sealedSecret, scope), key);
   }
 
@@ -90,10 +90,15 @@ export class S3CredentialSealer {
   }
 }
 
-const signingKeyId = (accessKeyId: string, sealedSecret: string, scope: string): string => `${accessKeyId}/${scope}/${sealedSecret}`;
+// A SigV4 scope has slashes: `v2` never names one.
+const signingKeyId = (accessKeyId: string, sealedSecret: string, scope: string | null): string => `${accessKeyId}/${scope ?? 'v2'}/${sealedSecret}`;
 
-/** SigV4's signing key for a scope (date/region/service/aws4_request): an HMAC-SHA256 chain over its parts. */
-export function signingKeyOf(secret: string, scope: string): Buffer {
+/**
+ * SigV4's signing key for a scope (date/region/service/aws4_request): an HMAC-SHA256 chain over its parts.
+ * Signature Version 2 (scope null) has no derived key: its HMAC-SHA1 is keyed with the secret itself.
+ */
+export function signingKeyOf(secret: string, scope: string | null): Buffer {
+  if (scope === null) return Buffer.from(secret, 'utf8');
   let key: Buffer | string = `AWS4${secret}`;
   for (const part of scope.split('/')) key = createHmac('sha256', key).update(part).digest();
   return key as Buffer;

@@ -16,14 +16,20 @@ import { decodePath } from './query.js';
  */
 export function addressOf(path: string, headers: IncomingHttpHeaders, domain: string | null): { bucket: string; key: string } {
   const segments = decodePath(path);
-  const host = (headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
-  const virtual = domain !== null && host.endsWith(`.${domain}`);
+  const hostBucket = virtualHostBucket(headers, domain);
+  const virtual = hostBucket !== null;
   // The key may hold slashes of its own: everything after the bucket (virtual-hosted: after the leading slash).
   const keyFrom = virtual ? 1 : 2;
-  const bucket = virtual ? host.slice(0, -(domain.length + 1)) : (segments[1] ?? '');
+  const bucket = hostBucket ?? segments[1] ?? '';
   const key = segments.slice(keyFrom).join('/');
   if (key !== '' && !parsableKey(path.split('/').slice(keyFrom).join('/'), key)) throw s3Errors.invalidUri();
   return { bucket, key };
+}
+
+/** The bucket a virtual-hosted-style Host names (`<bucket>.<domain>`), or null for path style. */
+export function virtualHostBucket(headers: IncomingHttpHeaders, domain: string | null): string | null {
+  const host = (headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+  return domain !== null && host.endsWith(`.${domain}`) ? host.slice(0, -(domain.length + 1)) : null;
 }
 
 function parsableKey(encoded: string, key: string): boolean {

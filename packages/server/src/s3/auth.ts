@@ -1,36 +1,47 @@
 /**
  * Who signed an S3 request. Every S3 signature (a request's headers, a
- * presigned url, a browser form's POST policy) is checked by one credential
- * lookup, verifyCredential: the key found by its access key id, the
- * signature recomputed with the key's secret, and the request's budget
- * spent, by the principal it yields (a header signature spends the owner's
- * Developer API budget, as a request with the key itself would; a presigned
- * url or a policy the reader address's share-link budget, as a Pail signed
- * url does). Aws-chunked bodies check their chunk signatures with the
- * signing key it verified (payload.ts).
+ * presigned url, a browser form's POST policy; SigV4 or SigV2) is checked by
+ * one credential lookup, verifyCredential: the key found by its access key
+ * id, the signature recomputed with the key's secret, and the request's
+ * budget spent, by the principal it yields (a header signature spends the
+ * owner's Developer API budget, as a request with the key itself would; a
+ * presigned url or a policy the reader address's share-link budget, as a Pail
+ * signed url does). Aws-chunked bodies check their chunk signatures with the
+ * SigV4 signing key it verified (payload.ts).
  */
 import type { FastifyRequest } from 'fastify';
 import { ANONYMOUS, s3Principal, type S3Principal, type S3Signing } from '../domain/principal.js';
 import type { AppContext } from '../http/context.js';
+import { virtualHostBucket } from './addressing.js';
+import type { ChunkSigning } from './aws-chunked.js';
 import { s3Errors } from './errors.js';
-import { checkSignedHeaders, checkTime, claimedSignature, signatureMatches, type ClaimedSignature, type SignedRequest } from './sigv4.js';
+import { checkTimeV2, claimedSignatureV2, isSigV2, signatureV2Matches } from './sigv2.js';
+import { checkSignedHeaders, checkTime, claimedSignature, signatureMatches, UNSIGNED_PAYLOAD, type SignedRequest } from './sigv4.js';
 
 export interface S3Caller {
   principal: S3Principal;
-  claimed: ClaimedSignature;
-  /** The SigV4 signing key of the request's scope, for its chunk signatures too (aws-chunked.ts). */
-  signingKey: Buffer;
+  /** What the request says of its body: the hex SHA-256, UNSIGNED-PAYLOAD, or a STREAMING-* mode (payload.ts). */
+  payloadHash: string;
+  /** A SigV4 header signature's key and seed, which its aws-chunked body's chunk signatures chain from; none for a presigned url or SigV2. */
+  chunkSigning?: ChunkSigning;
 }
 
-/** The credential a signature names: its access key id and scope (date/region/s3/aws4_request). */
-export type Credential = Pick<ClaimedSignature, 'accessKeyId' | 'scope'>;
+/**
+ * The credential a signature names: its access key id and SigV4 scope
+ * (date/region/s3/aws4_request), or no scope for SigV2, which signs with the
+ * secret itself.
+ */
+export interface Credential {
+  accessKeyId: string;
+  scope: string | null;
+}
 
 /**
  * The principal behind an S3 credential, once `matches` accepts the
- * signature under its signing key, with that key. An unknown key and a bad
- * signature spend the caller address's anonymous budget, so guessing
- * access key ids costs what anonymous requests cost (as a wrong API key
- * does); a good one spends the budget its principal names.
+ * signature under its signing key (SigV2: the secret), with that key. An
+ * unknown key and a bad signature spend the caller address's anonymous
+ * budget, so guessing access key ids costs what anonymous requests cost (as a
+ * wrong API key does); a good one spends the budget its principal names.
  */
 export async function verifyCredential(
   ctx: AppContext,
@@ -56,12 +67,41 @@ export async function verifyCredential(
   return { principal, signingKey };
 }
 
-/** A signed request (its headers, or a presigned url): the signature read, its clock checked, every x-amz-* header it carries found among those it signed. */
-export async function authenticateS3(ctx: AppContext, request: FastifyRequest, signed: SignedRequest): Promise<S3Caller> {
+/** A signed request (its headers, or a presigned url), SigV4 or (unless S3_API_SIGNATURE_V2 is off) SigV2. */
+export function authenticateS3(ctx: AppContext, request: FastifyRequest, signed: SignedRequest): Promise<S3Caller> {
+  if (!isSigV2(signed.headers, signed.query)) return authenticateV4(ctx, request, signed);
+  if (!ctx.config.s3ApiSignatureV2) throw s3Errors.onlySigV4();
+  return authenticateV2(ctx, request, signed);
+}
+
+/** SigV4: the signature read, its clock checked, every x-amz-* header it carries found among those it signed. */
+async function authenticateV4(ctx: AppContext, request: FastifyRequest, signed: SignedRequest): Promise<S3Caller> {
   const claimed = claimedSignature(signed);
   checkTime(claimed, signed.query, Date.now());
   checkSignedHeaders(claimed, signed.headers);
   const signing = claimed.presigned ? 's3-presigned-url' : 's3-signature';
   const { principal, signingKey } = await verifyCredential(ctx, request.ip, claimed, signing, (key) => signatureMatches(signed, claimed, key));
-  return { principal, claimed, signingKey };
+  const { amzDate, scope, signature } = claimed;
+  return {
+    principal,
+    payloadHash: claimed.payloadHash,
+    ...(claimed.presigned ? {} : { chunkSigning: { key: signingKey, amzDate, scope, seedSignature: signature } }),
+  };
+}
+
+/**
+ * SigV2: the signature read and its clock checked. Its x-amz-* headers are all
+ * signed (an x-amz-content-sha256 too, which then holds the body to its hash
+ * as under SigV4); without one the body is unsigned, its Content-MD5 checked
+ * when sent.
+ */
+async function authenticateV2(ctx: AppContext, request: FastifyRequest, signed: SignedRequest): Promise<S3Caller> {
+  const claimed = claimedSignatureV2(signed.headers, signed.query);
+  checkTimeV2(claimed, signed.headers, Date.now());
+  const signing = claimed.expires !== null ? 's3-presigned-url' : 's3-signature';
+  const asSigned = { method: signed.method, url: request.url, headers: signed.headers, hostBucket: virtualHostBucket(signed.headers, ctx.config.s3ApiDomain) };
+  const credential = { accessKeyId: claimed.accessKeyId, scope: null };
+  const { principal } = await verifyCredential(ctx, request.ip, credential, signing, (secret) => signatureV2Matches(asSigned, claimed, secret));
+  const payloadHash = signed.headers['x-amz-content-sha256'];
+  return { principal, payloadHash: typeof payloadHash === 'string' ? payloadHash : UNSIGNED_PAYLOAD };
 }

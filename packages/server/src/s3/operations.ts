@@ -88,8 +88,11 @@ export const S3_ACTION: Record<S3Operation, Action> = {
   ListMultipartUploads: 'listUploads',
 };
 
-/** Parameters every request may carry: a presigned url's signature, and the operation name SDKs add (x-id). */
+/** Parameters every request may carry: a presigned url's signature (SigV4's or SigV2's), and the operation name SDKs add (x-id). */
 const ALWAYS_ALLOWED = new Set([
+  'AWSAccessKeyId',
+  'Expires',
+  'Signature',
   'X-Amz-Algorithm',
   'X-Amz-Content-Sha256',
   'X-Amz-Credential',

@@ -121,8 +121,8 @@ function chunkedBody(request: FastifyRequest, payloadHash: string, caller: S3Cal
   const trailerNames = trailing ? announcedTrailers(headers) : [];
   let signing: ChunkSigning | undefined;
   if (signed) {
-    if (caller === undefined || caller.claimed.presigned) throw s3Errors.notImplemented(`${payloadHash} for this request`);
-    signing = { key: caller.signingKey, amzDate: caller.claimed.amzDate, scope: caller.claimed.scope, seedSignature: caller.claimed.signature };
+    if (caller?.chunkSigning === undefined) throw s3Errors.notImplemented(`${payloadHash} for this request`);
+    signing = caller.chunkSigning;
   }
   const decoder = new AwsChunkedDecoder({ signing, decodedLength: Number(decodedLength), trailerNames });
   const trailerChecksum = trailerNames.map((name) => ({ name, algorithm: checksumAlgorithmOf(name) })).find((entry) => entry.algorithm !== undefined);

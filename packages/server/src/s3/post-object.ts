@@ -27,6 +27,7 @@ import { refuseUnsupportedWrite, S3_ACTION } from './operations.js';
 import { readPostForm, type PostForm } from './post-form.js';
 import { checkConditions, parsePolicy, policySignatureMatches, type PostPolicy } from './post-policy.js';
 import { splitUrl } from './query.js';
+import { policySignatureV2Matches } from './sigv2.js';
 import { amzDateMs, parseCredential } from './sigv4.js';
 import { xmlDocument } from './xml.js';
 
@@ -83,17 +84,35 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
   }
 }
 
-/** The key that signed the policy, found by the same credential lookup as a signed request's (auth.ts): a policy is handed to browsers, as a presigned url is. */
+/**
+ * The key that signed the policy, found by the same credential lookup as a signed request's (auth.ts): a policy is handed to browsers, as a presigned url is.
+ * SigV4 (x-amz-algorithm, x-amz-credential, x-amz-date, x-amz-signature) or, unless S3_API_SIGNATURE_V2 is off, SigV2 (AWSAccessKeyId, signature).
+ */
 async function authenticateForm(ctx: AppContext, request: FastifyRequest, form: PostForm) {
   const field = (name: string): string => {
     const value = form.fields.get(name);
     if (value === undefined) throw s3Errors.invalidArgument(`Bucket POST must contain a field named '${name}'.`);
     return value;
   };
-  if (form.fields.has('awsaccesskeyid') || form.fields.has('signature')) throw s3Errors.onlySigV4();
+  const sigV2 = form.fields.has('awsaccesskeyid') || form.fields.has('signature');
+  if (sigV2 && !ctx.config.s3ApiSignatureV2) throw s3Errors.onlySigV4();
   if (form.fields.has('x-amz-security-token')) throw s3Errors.notImplemented('x-amz-security-token');
-  if (field('x-amz-algorithm') !== 'AWS4-HMAC-SHA256') throw s3Errors.invalidArgument('x-amz-algorithm must be AWS4-HMAC-SHA256');
   const policyBase64 = field('policy');
+  if (sigV2) {
+    if (['x-amz-algorithm', 'x-amz-credential', 'x-amz-signature'].some((name) => form.fields.has(name))) {
+      throw s3Errors.invalidArgument(
+        'A form is signed one way: AWSAccessKeyId and signature (SigV2), or x-amz-algorithm, x-amz-credential and x-amz-signature (SigV4)',
+      );
+    }
+    const signature = field('signature');
+    const credential = { accessKeyId: field('awsaccesskeyid'), scope: null };
+    const matches = (secret: Buffer) => policySignatureV2Matches(policyBase64, signature, secret);
+    const { principal } = await verifyCredential(ctx, request.ip, credential, 's3-post-policy', matches);
+    // SigV2 names no signing time: the policy may live 7 days from now at most, as a presigned url.
+    const now = Date.now();
+    return { principal, policy: parsePolicy(policyBase64, now, now) };
+  }
+  if (field('x-amz-algorithm') !== 'AWS4-HMAC-SHA256') throw s3Errors.invalidArgument('x-amz-algorithm must be AWS4-HMAC-SHA256');
   const credential = parseCredential(field('x-amz-credential'), field('x-amz-date'));
   const signature = field('x-amz-signature');
   const matches = (signingKey: Buffer) => policySignatureMatches(policyBase64, signature, signingKey);

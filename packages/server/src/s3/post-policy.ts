@@ -1,7 +1,7 @@
 /**
- * A browser form's signed POST policy (S3's POST Object with SigV4): the
- * signature is the HMAC of the base64 policy with the SigV4 signing key of
- * the credential's scope; the policy (JSON) has an expiration and the
+ * A browser form's signed POST policy (S3's POST Object): the signature is
+ * the HMAC of the base64 policy with the SigV4 signing key of the
+ * credential's scope (or SigV2's HMAC-SHA1 with the secret, sigv2.ts); the policy (JSON) has an expiration and the
  * conditions every form field must meet. Every field but the signature, the
  * policy, the file and x-ignore-* must be named by a condition, so that a
  * form cannot add what its signer did not allow.
@@ -82,8 +82,8 @@ function parseCondition(source: unknown): Condition[] {
   throw invalidPolicy(`Invalid condition: ${JSON.stringify(source)}`);
 }
 
-/** Fields the policy need not name (S3's list). */
-const UNCONDITIONED = new Set(['x-amz-signature', 'policy', 'file']);
+/** Fields the policy need not name (S3's list: a SigV4 form's signature, or a SigV2 form's and its access key id). */
+const UNCONDITIONED = new Set(['x-amz-signature', 'signature', 'awsaccesskeyid', 'policy', 'file']);
 
 /**
  * Checks the form's fields (names lowercased; `key` with ${filename}

@@ -94,6 +94,38 @@ export function ok(result: Result, what: string): string {
   return result.stdout;
 }
 
+// ---------------------------------------------------------------- s3cmd
+
+/**
+ * s3cmd for one user at `s3Url`, with its config in `home` (path style, no
+ * TLS, SigV4 unless `signatureV2`); each call is one run with that config.
+ */
+export async function s3cmd(
+  home: string,
+  s3Url: string,
+  credentials: { accessKeyId: string; secretAccessKey: string },
+  options: { signatureV2?: boolean } = {},
+): Promise<{ (args: string[]): Promise<Result>; home: string }> {
+  const config = path.join(home, 's3cfg');
+  const host = new URL(s3Url).host;
+  await writeFile(
+    config,
+    [
+      '[default]',
+      `access_key = ${credentials.accessKeyId}`,
+      `secret_key = ${credentials.secretAccessKey}`,
+      `host_base = ${host}`,
+      `host_bucket = ${host}`,
+      'use_https = False',
+      `signature_v2 = ${options.signatureV2 ? 'True' : 'False'}`,
+      'bucket_location = us-east-1',
+      '',
+    ].join('\n'),
+  );
+  const runner = (args: string[]) => run(required('s3cmd', S3CMD), ['-c', config, '--no-progress', ...args], { HOME: home });
+  return Object.assign(runner, { home });
+}
+
 // ---------------------------------------------------------------- the AWS CLI, kept warm
 
 export interface AwsCli {

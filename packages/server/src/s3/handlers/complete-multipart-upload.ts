@@ -36,7 +36,7 @@ export const CompleteMultipartUpload: Handler = answeringRefusals(async (ctx, re
   const condition = writeConditionOf(request.headers);
   if (condition && !earlier) await checkWriteCondition(ctx.storage, bucket.id, named.filename, condition);
   // The body's checksum headers describe the object, not the body.
-  const body = await xmlBody(request, target.caller.claimed.payloadHash, target.caller, COMPLETE_BODY, { objectChecksumHeaders: true });
+  const body = await xmlBody(request, target.caller.payloadHash, target.caller, COMPLETE_BODY, { objectChecksumHeaders: true });
   const parts = partList(body);
   const result =
     earlier ??

@@ -15,7 +15,7 @@ export const CreateBucket: Handler = async (ctx, request, reply, { bucket, calle
   const acl = request.headers['x-amz-acl'];
   if (acl !== undefined && acl !== 'private' && acl !== 'public-read') throw s3Errors.notImplemented(`x-amz-acl: ${String(acl)}`);
   // The body may be a CreateBucketConfiguration naming a region; every region is this one, so it is read and let go.
-  const configuration = await xmlBody(request, caller.claimed.payloadHash);
+  const configuration = await xmlBody(request, caller.payloadHash);
   if (configuration.trim() !== '' && parseXml(configuration) === null) throw s3Errors.malformedXml();
   try {
     await createBucket(ctx.db, caller.principal.user.id, { name: bucket, public: acl === 'public-read' }, ctx.config.maxBucketsPerUser);

@@ -37,7 +37,7 @@ function parseDelete(body: string): { quiet: boolean; objects: { key: string; ve
 export const DeleteObjects: Handler = async (ctx, request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
   // xmlBody checks Content-MD5 (which S3 requires here) or the flexible checksum SDKs send instead, when present.
-  const body = await xmlBody(request, target.caller.claimed.payloadHash, target.caller, DELETE_BODY);
+  const body = await xmlBody(request, target.caller.payloadHash, target.caller, DELETE_BODY);
   const { quiet, objects } = parseDelete(body);
   const deleted: XmlElement[] = [];
   const failed: XmlElement[] = [];

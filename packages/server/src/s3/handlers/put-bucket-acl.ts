@@ -14,7 +14,7 @@ export const PutBucketAcl: Handler = async (ctx, request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
   if (Object.keys(request.headers).some((name) => name.startsWith('x-amz-grant-'))) throw s3Errors.notImplemented('x-amz-grant-* ACL grants');
   const header = request.headers['x-amz-acl'];
-  const body = await xmlBody(request, target.caller.claimed.payloadHash, target.caller);
+  const body = await xmlBody(request, target.caller.payloadHash, target.caller);
   let acl: CannedAcl;
   if (header !== undefined) {
     if (header !== 'private' && header !== 'public-read') throw s3Errors.notImplemented(`x-amz-acl: ${String(header)}`);

@@ -31,7 +31,7 @@ function rulesFromXml(body: string): CorsRule[] {
 
 export const PutBucketCors: Handler = async (ctx, request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
-  const body = await xmlBody(request, target.caller.claimed.payloadHash, target.caller);
+  const body = await xmlBody(request, target.caller.payloadHash, target.caller);
   await putBucketCors(ctx.db, bucket.id, rulesFromXml(body));
   return reply.code(200).send();
 };

@@ -22,7 +22,7 @@ export const PutObject: Handler = async (ctx, request, reply, target) => {
   const condition = writeConditionOf(request.headers);
   if (condition) await checkWriteCondition(ctx.storage, bucket.id, filename, condition);
   // An aws-chunked body declares its decoded length (x-amz-decoded-content-length); Content-Length counts its framing.
-  const body = bodyStream(request, target.caller.claimed.payloadHash, target.caller, { md5: true });
+  const body = bodyStream(request, target.caller.payloadHash, target.caller, { md5: true });
   const declaredSize = body.declaredSize ?? declaredLength(request);
   // A body sent chunked (Transfer-Encoding) has no length up front: it is held against the cap as it streams.
   if (declaredSize === undefined && !isChunked(request.headers['transfer-encoding'])) throw s3Errors.missingContentLength();

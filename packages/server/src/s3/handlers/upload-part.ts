@@ -21,7 +21,7 @@ export const UploadPart: Handler = answeringRefusals(async (ctx, request, reply,
   if (algorithm !== undefined && sent !== undefined && sent !== algorithm) {
     throw s3Errors.invalidRequest(`Checksum Type mismatch occurred, expected checksum Type: ${algorithm}, actual checksum Type: ${sent}`);
   }
-  const body = bodyStream(request, target.caller.claimed.payloadHash, target.caller, { md5: true, ...(algorithm ? { checksum: algorithm } : {}) });
+  const body = bodyStream(request, target.caller.payloadHash, target.caller, { md5: true, ...(algorithm ? { checksum: algorithm } : {}) });
   const declaredSize = body.declaredSize ?? declaredLength(request);
   if (declaredSize === undefined) throw s3Errors.missingContentLength();
   const stored = await storePart(ctx.storage, {
