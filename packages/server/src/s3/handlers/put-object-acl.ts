@@ -17,7 +17,7 @@ const OTHER_ACL = 'an object has its bucket’s visibility, and no ACL of its ow
 export const PutObjectAcl: Handler = async (ctx, request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
   await requireObject(ctx.storage, bucket, target.key);
-  const body = await xmlBody(request, target.caller.claimed.payloadHash, target.caller);
+  const body = await xmlBody(request, target.caller.payloadHash, target.caller);
   if (Object.keys(request.headers).some((name) => name.startsWith('x-amz-grant-'))) throw s3Errors.aclNotSupported(OTHER_ACL);
   const header = request.headers['x-amz-acl'];
   if (header !== undefined) {
