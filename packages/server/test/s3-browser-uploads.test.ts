@@ -209,6 +209,17 @@ describe('presigned POST', () => {
     const inside = await postForm(good.url, good.fields, Buffer.from('fine'), 'ok.txt');
     expect(inside.status).toBe(204);
     expect(await exists(bucket, 'user/ok.txt')).toBe(true);
+
+    // A condition object must name exactly one field, as S3 requires: an empty one is a malformed policy.
+    for (const condition of [{}, { acl: 'private', key: 'two.txt' }]) {
+      const malformed = await presign({ Bucket: bucket, Key: 'two.txt', Conditions: [condition as never] });
+      const refused = await postForm(malformed.url, malformed.fields, Buffer.from('x'));
+      expect(refused.status).toBe(400);
+      const body = await refused.text();
+      expect(body).toContain('<Code>InvalidPolicyDocument</Code>');
+      expect(body).toContain('Simple-Conditions must have exactly one property specified.');
+    }
+    expect(await exists(bucket, 'two.txt')).toBe(false);
   });
 
   it('refuses a form whose file is not last, one without a file, and a body that is not multipart', async () => {

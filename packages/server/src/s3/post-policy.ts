@@ -74,10 +74,11 @@ function parseCondition(source: unknown): Condition[] {
     throw invalidPolicy(`Invalid condition: ${JSON.stringify(source)}`);
   }
   if (typeof source === 'object' && source !== null) {
-    return Object.entries(source).map(([name, value]) => {
-      if (typeof value !== 'string') throw invalidPolicy(`Invalid condition: ${JSON.stringify(source)}`);
-      return { kind: 'eq' as const, field: name.toLowerCase(), value, source: { [name]: value } };
-    });
+    const entries = Object.entries(source);
+    const [name, value] = entries[0] ?? [];
+    if (entries.length !== 1 || name === undefined) throw invalidPolicy('Invalid Simple-Condition: Simple-Conditions must have exactly one property specified.');
+    if (typeof value !== 'string') throw invalidPolicy(`Invalid condition: ${JSON.stringify(source)}`);
+    return [{ kind: 'eq', field: name.toLowerCase(), value, source }];
   }
   throw invalidPolicy(`Invalid condition: ${JSON.stringify(source)}`);
 }
