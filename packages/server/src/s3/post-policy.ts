@@ -76,7 +76,8 @@ function parseCondition(source: unknown): Condition[] {
   if (typeof source === 'object' && source !== null) {
     const entries = Object.entries(source);
     const [name, value] = entries[0] ?? [];
-    if (entries.length !== 1 || name === undefined) throw invalidPolicy('Invalid Simple-Condition: Simple-Conditions must have exactly one property specified.');
+    if (entries.length !== 1 || name === undefined)
+      throw invalidPolicy('Invalid Simple-Condition: Simple-Conditions must have exactly one property specified.');
     if (typeof value !== 'string') throw invalidPolicy(`Invalid condition: ${JSON.stringify(source)}`);
     return [{ kind: 'eq', field: name.toLowerCase(), value, source }];
   }
