@@ -5,6 +5,8 @@
  */
 import {
   CreateBucketCommand,
+  DeleteBucketCommand,
+  DeleteObjectCommand,
   HeadObjectCommand,
   ListBucketsCommand,
   ListObjectsV2Command,
@@ -210,5 +212,34 @@ describe('listings as S3 answers them', () => {
     const bad = await fetch(`${server.s3Url}/?max-buckets=0`, { headers: signed });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('<Code>InvalidArgument</Code>');
+  });
+});
+
+describe('public buckets named as S3 tools name them', () => {
+  it("an unsigned request names a bucket by its own name while no other bucket has had it; later owners' get a suffix, never a reused name", async () => {
+    const name = `plain-${Date.now().toString(36)}`;
+    const unsigned = (key: string) => fetch(`${server.s3Url}/${name}/${key}`);
+    const first = sdkClient(server.s3Url!, await signUp(server.url));
+    await first.send(new CreateBucketCommand({ Bucket: name, ACL: 'public-read' }));
+    await first.send(new PutObjectCommand({ Bucket: name, Key: 'who.txt', Body: 'first' }));
+    const read = await unsigned('who.txt');
+    expect(read.status).toBe(200);
+    expect(await read.text()).toBe('first');
+
+    // Another owner's bucket of the same name is theirs by name, and not what the plain name reaches.
+    const second = sdkClient(server.s3Url!, await signUp(server.url));
+    await second.send(new CreateBucketCommand({ Bucket: name, ACL: 'public-read' }));
+    await second.send(new PutObjectCommand({ Bucket: name, Key: 'who.txt', Body: 'second' }));
+    expect(await (await unsigned('who.txt')).text()).toBe('first');
+
+    // Deleted, the plain name is not given to anyone else.
+    await first.send(new DeleteObjectCommand({ Bucket: name, Key: 'who.txt' }));
+    await first.send(new DeleteBucketCommand({ Bucket: name }));
+    const third = sdkClient(server.s3Url!, await signUp(server.url));
+    await third.send(new CreateBucketCommand({ Bucket: name, ACL: 'public-read' }));
+    await third.send(new PutObjectCommand({ Bucket: name, Key: 'who.txt', Body: 'third' }));
+    const gone = await unsigned('who.txt');
+    expect(gone.status).toBe(403);
+    expect(await gone.text()).toContain('<Code>AccessDenied</Code>');
   });
 });

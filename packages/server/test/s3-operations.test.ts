@@ -586,9 +586,13 @@ describe('GetObject names the bucket', () => {
 
   it('a bucket made later with the storage name that was read by names the new bucket at once', async () => {
     const s3 = s3Of(alice);
-    const older = await newBucket();
+    // Another owner had the name first, so alice's bucket of that name has a suffixed storage name.
+    const older = `ops-${++bucketCount}-${Date.now().toString(36)}`;
+    await s3Of(await signUp(server.url)).send(new CreateBucketCommand({ Bucket: older }));
+    await s3.send(new CreateBucketCommand({ Bucket: older }));
     await s3.send(new PutObjectCommand({ Bucket: older, Key: 'k.txt', Body: 'older' }));
     const storageName = await storageNameOf(older);
+    expect(storageName).toMatch(new RegExp(`^${older}-[0-9a-f]{12}$`));
     expect(await text((await s3.send(new GetObjectCommand({ Bucket: storageName, Key: 'k.txt' }))).Body)).toBe('older');
     // A bucket's name comes before another's storage name.
     await s3.send(new CreateBucketCommand({ Bucket: storageName }));

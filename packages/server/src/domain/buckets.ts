@@ -12,6 +12,7 @@ import {
   insertBucket,
   listLiveBuckets,
   liveBucketNamed,
+  storageNameUsed,
   setBucketLimits,
   setBucketPublic,
 } from '../db/repositories/buckets.js';
@@ -69,8 +70,12 @@ export async function createBucket(
   const isPublic = parseVisibility(input) ?? false;
   const limits = parseLimits(input);
   if (await liveBucketNamed(db, ownerId, input.name)) throw errors.bucketNameTaken();
-  try {
-    const row = await insertWithinLimit(
+  // The storage name is the bucket's own name while no bucket, live or deleted, has had it (so unsigned S3 requests
+  // and public urls name it as S3 tools expect), else the name with a random suffix. Either way it is unique and
+  // never reused, so a URL or blob key can never point at another bucket.
+  const plainFree = !(await storageNameUsed(db, input.name));
+  const insert = (storageName: string) =>
+    insertWithinLimit(
       db,
       ownerId,
       maxBuckets,
@@ -79,13 +84,22 @@ export async function createBucket(
         insertBucket(trx, {
           owner_id: ownerId,
           name: input.name,
-          // Globally unique and never reused, so a URL or blob key can never point at another bucket.
-          storage_name: `${input.name}-${randomBytes(6).toString('hex')}`,
+          storage_name: storageName,
           public: isPublic ? 1 : 0,
           created_at: nowIso(),
           ...limits,
         }),
     );
+  const suffixed = () => `${input.name}-${randomBytes(6).toString('hex')}`;
+  try {
+    let row;
+    try {
+      row = await insert(plainFree ? input.name : suffixed());
+    } catch (error) {
+      // Another owner took the plain name between the check and the insert: take a suffixed one.
+      if (!plainFree || (await liveBucketNamed(db, ownerId, input.name)) || !(await storageNameUsed(db, input.name))) throw error;
+      row = await insert(suffixed());
+    }
     if (!row) throw errors.tooMany('buckets', maxBuckets);
     return bucketView(row);
   } catch (error) {

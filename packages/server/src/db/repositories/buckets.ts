@@ -41,6 +41,11 @@ export async function liveBucketNamed(db: Db, ownerId: number, name: string): Pr
   return row !== undefined;
 }
 
+/** Whether any bucket, live or deleted, of any owner has (had) this storage name. */
+export async function storageNameUsed(db: Db, storageName: string): Promise<boolean> {
+  return (await db.selectFrom('buckets').select('id').where('storage_name', '=', storageName).executeTakeFirst()) !== undefined;
+}
+
 export function listLiveBuckets(db: Db, ownerId: number): Promise<BucketRow[]> {
   return db.selectFrom('buckets').selectAll().where('owner_id', '=', ownerId).where('deleted_at', 'is', null).orderBy('id').execute();
 }
