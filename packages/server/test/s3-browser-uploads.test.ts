@@ -19,6 +19,7 @@ import {
 import { createPresignedPost, type PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -295,6 +296,87 @@ describe('presigned POST', () => {
       expect(await exists(bucket, 'py/image.txt')).toBe(false);
     },
   );
+
+  describe('checksum fields (x-amz-checksum-*), verified as PutObject verifies its headers', () => {
+    const crc32Of = (data: Buffer) => {
+      const digest = Buffer.alloc(4);
+      digest.writeUInt32BE(zlib.crc32(data));
+      return digest.toString('base64');
+    };
+    const bytes = Buffer.alloc(300_000, 'x');
+    const sha256 = createHash('sha256').update(bytes).digest('base64');
+    const crc32 = crc32Of(bytes);
+
+    it('a matching sha256 or crc32 stores the object with its checksum, returned with checksum mode (the policy need not name it)', async () => {
+      const bucket = await newBucket();
+      for (const [key, field, value] of [
+        ['sha.bin', 'x-amz-checksum-sha256', sha256],
+        ['crc.bin', 'x-amz-checksum-crc32', crc32],
+      ] as const) {
+        const { url, fields } = await presign({ Bucket: bucket, Key: key });
+        const response = await postForm(url, fields, bytes, key, { [field]: value });
+        expect(response.status, await response.clone().text()).toBe(204);
+        expect(response.headers.get(field)).toBe(value);
+        const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key, ChecksumMode: 'ENABLED' }));
+        expect(field === 'x-amz-checksum-sha256' ? head.ChecksumSHA256 : head.ChecksumCRC32).toBe(value);
+        const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, ChecksumMode: 'ENABLED' }));
+        expect(field === 'x-amz-checksum-sha256' ? got.ChecksumSHA256 : got.ChecksumCRC32).toBe(value);
+        expect(Buffer.from((await got.Body?.transformToByteArray()) ?? []).equals(bytes)).toBe(true);
+      }
+    });
+
+    it("a checksum of other bytes is 400 BadDigest with S3's message for the algorithm, and nothing is stored", async () => {
+      const bucket = await newBucket();
+      const other = Buffer.from('other bytes');
+      for (const [key, field, value, label] of [
+        ['bad-sha.bin', 'x-amz-checksum-sha256', createHash('sha256').update(other).digest('base64'), 'SHA256'],
+        ['bad-crc.bin', 'x-amz-checksum-crc32', crc32Of(other), 'CRC32'],
+      ] as const) {
+        const { url, fields } = await presign({ Bucket: bucket, Key: key });
+        const response = await postForm(url, fields, bytes, key, { [field]: value });
+        expect(response.status).toBe(400);
+        const body = await response.text();
+        expect(body).toContain('<Code>BadDigest</Code>');
+        expect(body).toContain(`The ${label} you specified did not match the calculated checksum.`);
+        expect(await exists(bucket, key)).toBe(false);
+      }
+    });
+
+    it('a malformed checksum, or two of them, is 400 InvalidRequest before a byte is stored', async () => {
+      const bucket = await newBucket();
+      const { url, fields } = await presign({ Bucket: bucket, Key: 'malformed.bin' });
+      const malformed = await postForm(url, fields, bytes, 'malformed.bin', { 'x-amz-checksum-sha256': 'sailorjerry' });
+      expect(malformed.status).toBe(400);
+      const body = await malformed.text();
+      expect(body).toContain('<Code>InvalidRequest</Code>');
+      expect(body).toContain('Value for x-amz-checksum-sha256 header is invalid.');
+      const two = await postForm(url, fields, bytes, 'malformed.bin', { 'x-amz-checksum-sha256': sha256, 'x-amz-checksum-crc32': crc32 });
+      expect(two.status).toBe(400);
+      expect(await errorCode(two)).toBe('InvalidRequest');
+      expect(await exists(bucket, 'malformed.bin')).toBe(false);
+    });
+
+    it('a Content-MD5 field (named by the policy, as every field but the checksums) is checked too', async () => {
+      const bucket = await newBucket();
+      const md5 = (data: Buffer | string) => createHash('md5').update(data).digest('base64');
+      const wrong = await presign({ Bucket: bucket, Key: 'md5.bin', Fields: { 'Content-MD5': md5('other') } });
+      const refused = await postForm(wrong.url, wrong.fields, bytes);
+      expect(refused.status).toBe(400);
+      expect(await errorCode(refused)).toBe('BadDigest');
+      expect(await exists(bucket, 'md5.bin')).toBe(false);
+      const right = await presign({ Bucket: bucket, Key: 'md5.bin', Fields: { 'Content-MD5': md5(bytes) } });
+      expect((await postForm(right.url, right.fields, bytes)).status).toBe(204);
+    });
+
+    it('a policy that names the checksum holds the form to it', async () => {
+      const bucket = await newBucket();
+      const { url, fields } = await presign({ Bucket: bucket, Key: 'named.bin', Fields: { 'x-amz-checksum-sha256': sha256 } });
+      const other = await postForm(url, { ...fields, 'x-amz-checksum-sha256': createHash('sha256').update('x').digest('base64') }, bytes);
+      expect(other.status).toBe(403);
+      expect(await other.text()).toContain('Invalid according to Policy: Policy Condition failed');
+      expect((await postForm(url, fields, bytes)).status).toBe(204);
+    });
+  });
 });
 
 /** The bucket's storage_bucket_name (how unsigned requests name it), read from a file url of the Pail API. */

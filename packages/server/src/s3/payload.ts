@@ -147,6 +147,17 @@ function announcedTrailers(headers: IncomingHttpHeaders): string[] {
   return names;
 }
 
+/**
+ * Bytes that are not the request's own body (a browser form's file part),
+ * checked against the Content-MD5 and flexible checksum `fields` carry just as
+ * a PutObject's headers are: a mismatch fails the stream at its end, before
+ * an upload reading it commits. Throws S3's error for a malformed value.
+ */
+export function checkedAgainst(body: Readable, fields: IncomingHttpHeaders): Pick<RequestBody, 'stream' | 'checksums'> {
+  const checks = bodyChecks(fields);
+  return checks.length === 0 ? { stream: body } : { stream: checked(body, checks), checksums: verifiedChecksums(checks) };
+}
+
 /** The bytes pass through untouched into every digest; at the end the first mismatch fails the stream. */
 function checked(body: Readable, checks: BodyCheck[]): Readable {
   const checker = new Transform({

@@ -5,7 +5,8 @@
  * (post-policy.ts) with that key's limits and rate budget, as for a signed
  * request; then the file part streams into the same uploadObject as
  * PutObject (caps, single-file cap, commit), checked against the policy's
- * content-length-range on its way, so a file outside it is never stored.
+ * content-length-range and the form's Content-MD5 and x-amz-checksum-* on its
+ * way (as PutObject's body, payload.ts), so a file that fails is never stored.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
@@ -22,8 +23,10 @@ import { addCorsHeaders, addCorsHeadersByStorageName } from './cors-answers.js';
 import { S3Error, s3Errors } from './errors.js';
 import { metadataOf } from './metadata.js';
 import { checkObjectAcl, OBJECT_CANNED_ACLS } from './object-acl.js';
+import { checksumHeaders } from './object-reads.js';
 import { verifyCredential } from './auth.js';
 import { refuseUnsupportedWrite, S3_ACTION } from './operations.js';
+import { checkedAgainst } from './payload.js';
 import { readPostForm, type PostForm } from './post-form.js';
 import { checkConditions, parsePolicy, policySignatureMatches, type PostPolicy } from './post-policy.js';
 import { splitUrl } from './query.js';
@@ -63,18 +66,22 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
     if ((fields.get('tagging') ?? '') !== '') throw s3Errors.notImplemented('tagging (object tags)');
     const filename = parseFilename(key);
     const checked = lengthChecked(policy);
+    // Content-MD5 and x-amz-checksum-* fields are verified as PutObject's headers are; a verified checksum is kept with the object.
+    const verified = checkedAgainst(bodyThrough(form.file.stream, checked.stream), Object.fromEntries(fields));
     await uploadObject(ctx.storage, {
       owner: principal.user,
       bucket: { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name },
       filename,
-      body: bodyThrough(form.file.stream, checked.stream),
+      body: verified.stream,
       contentType: contentTypeFor(filename, fields.get('content-type')),
       metadata: metadataOf(Object.fromEntries(fields)),
       etag: checked.md5Hex,
+      ...(verified.checksums ? { checksums: verified.checksums } : {}),
       ...(policy.length ? { maxBytes: policy.length.max } : {}),
       operation: 'PostObject',
     });
     await form.finished;
+    reply.headers(checksumHeaders(verified.checksums?.()));
     return answer(request, reply, fields, { bucket: bucketName, key, etag: `"${checked.md5Hex()}"` });
   } catch (error) {
     // What is left of the body is read and dropped, so the connection can carry the answer.

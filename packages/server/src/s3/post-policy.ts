@@ -3,10 +3,11 @@
  * the HMAC of the base64 policy with the SigV4 signing key of the
  * credential's scope (or SigV2's HMAC-SHA1 with the secret, sigv2.ts); the policy (JSON) has an expiration and the
  * conditions every form field must meet. Every field but the signature, the
- * policy, the file and x-ignore-* must be named by a condition, so that a
- * form cannot add what its signer did not allow.
+ * policy, the file, x-amz-checksum-* and x-ignore-* must be named by a
+ * condition, so that a form cannot add what its signer did not allow.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { CHECKSUM_ALGORITHMS } from './checksums.js';
 import { S3Error, s3Errors } from './errors.js';
 import { MAX_PRESIGNED_SECONDS, MAX_SKEW_MS } from './sigv4.js';
 
@@ -85,7 +86,15 @@ function parseCondition(source: unknown): Condition[] {
 }
 
 /** Fields the policy need not name (S3's list: a SigV4 form's signature, or a SigV2 form's and its access key id). */
-const UNCONDITIONED = new Set(['x-amz-signature', 'signature', 'awsaccesskeyid', 'policy', 'file']);
+const UNCONDITIONED = new Set([
+  'x-amz-signature',
+  'signature',
+  'awsaccesskeyid',
+  'policy',
+  'file',
+  // A checksum field can only refuse bytes that do not match it (what is kept is true of them): it needs no condition, as ceph/s3-tests expects.
+  ...Object.keys(CHECKSUM_ALGORITHMS).map((algorithm) => `x-amz-checksum-${algorithm}`),
+]);
 
 /**
  * Checks the form's fields (names lowercased; `key` with ${filename}
