@@ -54,6 +54,9 @@ const SERVED: [string, string, IncomingHttpHeaders, S3Operation][] = [
   ['GET', '/b?cors', {}, 'GetBucketCors'],
   ['PUT', '/b?cors', {}, 'PutBucketCors'],
   ['DELETE', '/b?cors', {}, 'DeleteBucketCors'],
+  ['GET', '/b?publicAccessBlock', {}, 'GetPublicAccessBlock'],
+  ['PUT', '/b?publicAccessBlock', {}, 'PutPublicAccessBlock'],
+  ['DELETE', '/b?publicAccessBlock', {}, 'DeletePublicAccessBlock'],
   ['GET', '/b', {}, 'ListObjects'],
   ['GET', '/b?prefix=a%2F&delimiter=%2F&marker=a%2Fb&max-keys=10&encoding-type=url', {}, 'ListObjects'],
   ['GET', '/b?list-type=2', {}, 'ListObjectsV2'],
@@ -109,6 +112,8 @@ const REFUSED: [string, string, IncomingHttpHeaders, string][] = [
   ['HEAD', '/b?acl', {}, 'HEAD with ?acl'],
   ['PUT', '/b?versioning', {}, 'PUT with ?versioning'],
   ['GET', '/b?location&acl', {}, 'GET with ?location&acl'],
+  ['HEAD', '/b?publicAccessBlock', {}, 'HEAD with ?publicAccessBlock'],
+  ['GET', '/b/k.txt?publicAccessBlock', {}, 'GET with ?publicAccessBlock'],
   ['PUT', '/b/k.txt?acl&versionId=v', {}, 'PUT with ?acl&versionId'],
   ['GET', '/b/k.txt?attributes&versionId=v', {}, 'GET with ?attributes&versionId'],
   ['GET', '/b/k.txt?partNumber=1&uploadId=u', {}, 'GET with ?partNumber&uploadId'],
@@ -134,7 +139,7 @@ describe('operationOf', () => {
     const served = SERVED.map(([method, url, headers]) => [method, url, refusal(method, url, headers)]);
     expect(served).toEqual(SERVED.map(([method, url, , operation]) => [method, url, operation]));
     const named = new Set(SERVED.map(([, , , operation]) => operation));
-    expect(named.size).toBe(31);
+    expect(named.size).toBe(34);
   });
 
   it('refuses what asks for more than an operation takes, naming it', () => {

@@ -18,6 +18,7 @@ import {
   resumableUploads,
   resumableWriters,
 } from './migrations/uploads-and-buckets.js';
+import { publicAccessBlocks } from './migrations/public-access.js';
 
 export type { Dialect } from './migrations/columns.js';
 
@@ -41,6 +42,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0014_resumable_uploads': resumableUploads(dialect),
         '0015_resumable_writers': resumableWriters(),
         '0016_multipart_objects': multipartObjects(),
+        '0017_public_access_blocks': publicAccessBlocks(dialect),
       };
     },
   };

@@ -159,6 +159,15 @@ export interface BucketCorsTable {
   rules: string;
 }
 
+/** A bucket's S3 public access block, each switch 0 or 1; a bucket without a row has none (domain/public-access.ts). */
+export interface BucketPublicAccessBlocksTable {
+  bucket_id: number;
+  block_public_acls: number;
+  ignore_public_acls: number;
+  block_public_policy: number;
+  restrict_public_buckets: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -171,6 +180,7 @@ export interface Database {
   multipart_uploads: MultipartUploadsTable;
   multipart_parts: MultipartPartsTable;
   bucket_cors: BucketCorsTable;
+  bucket_public_access_blocks: BucketPublicAccessBlocksTable;
   resumable_uploads: ResumableUploadsTable;
 }
 

@@ -10,17 +10,18 @@
 import type { Permission } from '@pail/shared';
 import type { BucketRow } from '../db/schema.js';
 import { errors, type AppError } from './errors.js';
+import { readableByAnyone, type PublicReadFacts } from './public-access.js';
 import { urlSignerOf, type Principal, type SignedMethod } from './principal.js';
 
 /** Every action, with the permissions a key needs for it, checked in this order. */
 export const ACTION_PERMISSIONS = {
   listBuckets: ['read'],
-  /** A bucket's own settings: itself, its location, versioning, ACL, CORS. */
+  /** A bucket's own settings: itself, its location, versioning, ACL, CORS, public access block. */
   readBucket: ['read'],
   listObjects: ['read'],
   /** A key limited to some buckets cannot make one: the new bucket would lie outside its own limits. */
   createBucket: ['manage'],
-  /** Deleting a bucket, its visibility (ACL), limits, CORS. */
+  /** Deleting a bucket, its visibility (ACL), limits, CORS, public access block. */
   manageBucket: ['manage'],
   readObject: ['read'],
   /** Any upload: whole, by form, by parts, resumable. */
@@ -41,11 +42,12 @@ export type Action = keyof typeof ACTION_PERMISSIONS;
 export const GRANTED_ACTION: Record<SignedMethod, Action> = { GET: 'readObject', PUT: 'writeObject' };
 
 /**
- * The bucket an action is on: its id, and its owner and visibility when it
- * may be another owner's (a read by url). Without them it is one the
- * principal names among its own (a path's bucket id, its own bucket found).
+ * The bucket an action is on: its id, and its owner and visibility (with
+ * its public access block's switches) when it may be another owner's (a
+ * read by url: findReadable). Without them it is one the principal names
+ * among its own (a path's bucket id, its own bucket found).
  */
-export type BucketAccess = Pick<BucketRow, 'id'> & Partial<Pick<BucketRow, 'owner_id' | 'public'>>;
+export type BucketAccess = Pick<BucketRow, 'id'> & Partial<Pick<BucketRow, 'owner_id'> & PublicReadFacts>;
 
 /** Why an action is refused: 401 (a credential is needed), 403 (with why), or 404 (for this principal the bucket does not exist). */
 export type Refusal = { refusal: 'unauthorized' } | { refusal: 'forbidden'; message: string } | { refusal: 'bucket-not-found' };
@@ -63,7 +65,7 @@ const BUCKET_NOT_FOUND: Refusal = { refusal: 'bucket-not-found' };
 export function decide(principal: Principal, action: Action, bucket?: BucketAccess | null): Refusal | null {
   if (principal.user === null) {
     if (action !== 'readObject' || bucket === null) return UNAUTHORIZED;
-    return bucket === undefined || bucket.owner_id === undefined || bucket.public === 1 ? null : UNAUTHORIZED;
+    return bucket === undefined || bucket.owner_id === undefined || readableByAnyone(bucket) ? null : UNAUTHORIZED;
   }
   if (principal.via === 'signed-url' && GRANTED_ACTION[principal.grant.method] !== action) {
     return { refusal: 'forbidden', message: `This signed url grants ${principal.grant.method} only` };
@@ -78,8 +80,8 @@ export function decide(principal: Principal, action: Action, bucket?: BucketAcce
   if (action === 'signUrl' && urlSignerOf(principal) === null) return UNAUTHORIZED;
   if (bucket === undefined) return null;
   if (bucket === null || (limits.buckets !== null && !limits.buckets.includes(bucket.id))) return BUCKET_NOT_FOUND;
-  // Another owner's bucket is there for reading its files when it is public, and for nothing else.
-  if (bucket.owner_id !== undefined && bucket.owner_id !== principal.user.id && !(action === 'readObject' && bucket.public === 1)) return BUCKET_NOT_FOUND;
+  // Another owner's bucket is there for reading its files when it is public (and no block hides it), and for nothing else.
+  if (bucket.owner_id !== undefined && bucket.owner_id !== principal.user.id && !(action === 'readObject' && readableByAnyone(bucket))) return BUCKET_NOT_FOUND;
   return null;
 }
 

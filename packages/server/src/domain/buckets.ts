@@ -19,6 +19,7 @@ import {
 import { insertWithinLimit } from '../db/repositories/users.js';
 import type { BucketIdentity, BucketRow, Db } from '../db/schema.js';
 import { parseLimits } from './bucket-rules.js';
+import { publicRefusal } from './public-access.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
 import { authorize, type Action } from './authorize.js';
@@ -159,10 +160,11 @@ export async function updateBucketLimits(ports: { db: Db; caches: Caches }, owne
   return bucketView(row);
 }
 
+/** Public or private, on every door; a public access block with BlockPublicAcls refuses public (403, domain/public-access.ts). */
 export async function setVisibility(ports: { db: Db; caches: Caches }, ownerId: number, rawId: string, input: VisibilityInput): Promise<void> {
   const isPublic = parseVisibility(input);
   if (isPublic === undefined) throw errors.validation('visibility is required: "public" or "private"');
   const bucket = await getOwnBucket(ports.db, ownerId, rawId);
-  await setBucketPublic(ports.db, bucket.id, isPublic);
+  if (!(await setBucketPublic(ports.db, bucket.id, isPublic))) throw await publicRefusal(ports.db, bucket.id);
   await ports.caches.changed('objects');
 }

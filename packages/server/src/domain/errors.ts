@@ -40,6 +40,7 @@ export const errors = {
   storageLimit: (plan: string, capBytes: number) =>
     new AppError('StorageLimitExceeded', `Storage limit exceeded: the ${plan} plan allows ${formatBytes(capBytes)}`),
   folderMarkerNotEmpty: () => new AppError('ValidationError', 'A folder marker (a name ending in /) must be empty'),
+  publicAccessBlocked: () => new AppError('Forbidden', "This bucket's public access block (BlockPublicAcls) forbids making it public; remove the block first"),
   signedUrlRefused: (why: string) => new AppError('Forbidden', `This signed url ${why}`),
   contentTypeRefused: (allowed: string) => new AppError('UnsupportedMediaType', `This signed url uploads only ${allowed}`),
   unsupportedMediaType: (message: string) => new AppError('UnsupportedMediaType', message),

@@ -6,33 +6,36 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import parseRange from 'range-parser';
-import type { BucketRow, ObjectRow } from '../db/schema.js';
+import type { ObjectRow } from '../db/schema.js';
 import { errors } from '../domain/errors.js';
 import { objectBody } from '../domain/object-bytes.js';
 import type { ReadableObject } from '../domain/objects.js';
 import type { StoragePorts } from '../domain/ports.js';
+import { readableByAnyone, type PublicReadFacts } from '../domain/public-access.js';
 
 /**
- * Headers depend only on the object row and the bucket's visibility. Cached
- * rows are shared objects, so their headers are built once, not per request.
+ * Headers depend only on the object row and whether anyone may read it
+ * (domain/public-access.ts). Cached rows are shared objects, so their
+ * headers are built once, not per request.
  */
-const headerCache = new WeakMap<ObjectRow, { isPublic: number; headers: Record<string, string> }>();
+const headerCache = new WeakMap<ObjectRow, { isPublic: boolean; headers: Record<string, string> }>();
 
-export function objectHeaders(bucket: Pick<BucketRow, 'public'>, object: ObjectRow): Record<string, string> {
+export function objectHeaders(bucket: PublicReadFacts, object: ObjectRow): Record<string, string> {
+  const isPublic = readableByAnyone(bucket);
   const cached = headerCache.get(object);
-  if (cached && cached.isPublic === bucket.public) return cached.headers;
-  const headers = buildHeaders(bucket, object);
-  headerCache.set(object, { isPublic: bucket.public, headers });
+  if (cached && cached.isPublic === isPublic) return cached.headers;
+  const headers = buildHeaders(isPublic, object);
+  headerCache.set(object, { isPublic, headers });
   return headers;
 }
 
-function buildHeaders(bucket: Pick<BucketRow, 'public'>, object: ObjectRow): Record<string, string> {
+function buildHeaders(isPublic: boolean, object: ObjectRow): Record<string, string> {
   return {
     'content-type': object.content_type,
     etag: `"${object.etag}"`,
     'last-modified': new Date(object.updated_at).toUTCString(),
     'accept-ranges': 'bytes',
-    'cache-control': bucket.public === 1 ? 'public, no-cache' : 'private, no-cache',
+    'cache-control': isPublic ? 'public, no-cache' : 'private, no-cache',
     // Uploaded HTML must not run as this origin (where the dashboard's session lives).
     'content-security-policy': 'sandbox',
     'x-content-type-options': 'nosniff',

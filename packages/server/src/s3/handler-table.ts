@@ -12,6 +12,7 @@ import { DeleteBucket } from './handlers/delete-bucket.js';
 import { DeleteBucketCors } from './handlers/delete-bucket-cors.js';
 import { DeleteObject } from './handlers/delete-object.js';
 import { DeleteObjects } from './handlers/delete-objects.js';
+import { DeletePublicAccessBlock } from './handlers/delete-public-access-block.js';
 import { GetBucketAcl } from './handlers/get-bucket-acl.js';
 import { GetBucketCors } from './handlers/get-bucket-cors.js';
 import { GetBucketLocation } from './handlers/get-bucket-location.js';
@@ -20,6 +21,7 @@ import { GetObject } from './handlers/get-object.js';
 import { GetObjectAcl } from './handlers/get-object-acl.js';
 import { GetObjectAttributes } from './handlers/get-object-attributes.js';
 import { GetObjectTagging } from './handlers/get-object-tagging.js';
+import { GetPublicAccessBlock } from './handlers/get-public-access-block.js';
 import { HeadBucket } from './handlers/head-bucket.js';
 import { HeadObject } from './handlers/head-object.js';
 import { ListBuckets } from './handlers/list-buckets.js';
@@ -32,6 +34,7 @@ import { PutBucketAcl } from './handlers/put-bucket-acl.js';
 import { PutBucketCors } from './handlers/put-bucket-cors.js';
 import { PutObject } from './handlers/put-object.js';
 import { PutObjectAcl } from './handlers/put-object-acl.js';
+import { PutPublicAccessBlock } from './handlers/put-public-access-block.js';
 import { UploadPart } from './handlers/upload-part.js';
 import { UploadPartCopy } from './handlers/upload-part-copy.js';
 import type { Handler } from './handler-support.js';
@@ -49,6 +52,9 @@ export const HANDLERS: Record<S3Operation, Handler> = {
   GetBucketCors,
   PutBucketCors,
   DeleteBucketCors,
+  GetPublicAccessBlock,
+  PutPublicAccessBlock,
+  DeletePublicAccessBlock,
   ListObjects,
   ListObjectsV2,
   ListObjectVersions,

@@ -26,6 +26,9 @@ export type S3Operation =
   | 'GetBucketCors'
   | 'PutBucketCors'
   | 'DeleteBucketCors'
+  | 'GetPublicAccessBlock'
+  | 'PutPublicAccessBlock'
+  | 'DeletePublicAccessBlock'
   | 'ListObjects'
   | 'ListObjectsV2'
   | 'ListObjectVersions'
@@ -62,6 +65,10 @@ export const S3_ACTION: Record<S3Operation, Action> = {
   GetBucketCors: 'readBucket',
   PutBucketCors: 'manageBucket',
   DeleteBucketCors: 'manageBucket',
+  // A bucket setting, as its CORS: reading it reads the bucket, changing it manages it.
+  GetPublicAccessBlock: 'readBucket',
+  PutPublicAccessBlock: 'manageBucket',
+  DeletePublicAccessBlock: 'manageBucket',
   ListObjects: 'listObjects',
   ListObjectsV2: 'listObjects',
   ListObjectVersions: 'listObjects',
@@ -156,6 +163,9 @@ export function operationOf(method: string, bucket: string, key: string, query: 
     if (method === 'GET' && sole('cors')) return 'GetBucketCors';
     if (method === 'PUT' && sole('cors')) return 'PutBucketCors';
     if (method === 'DELETE' && sole('cors')) return 'DeleteBucketCors';
+    if (method === 'GET' && sole('publicAccessBlock')) return 'GetPublicAccessBlock';
+    if (method === 'PUT' && sole('publicAccessBlock')) return 'PutPublicAccessBlock';
+    if (method === 'DELETE' && sole('publicAccessBlock')) return 'DeletePublicAccessBlock';
     if (method === 'POST' && sole('delete')) return 'DeleteObjects';
     if (method === 'GET' && names.includes('uploads') && only(LIST_UPLOADS_PARAMS)) return 'ListMultipartUploads';
     if (method === 'GET' && names.includes('versions') && only(LIST_VERSIONS_PARAMS)) return 'ListObjectVersions';

@@ -46,7 +46,6 @@ const BUCKET_SUBRESOURCES = [
   'accelerate',
   'requestPayment',
   'ownershipControls',
-  'publicAccessBlock',
   'intelligent-tiering',
   'analytics',
   'metrics',

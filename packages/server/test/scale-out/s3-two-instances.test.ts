@@ -14,7 +14,10 @@ import {
   ListBucketsCommand,
   ListObjectsV2Command,
   ListPartsCommand,
+  PutBucketAclCommand,
   PutObjectCommand,
+  PutPublicAccessBlockCommand,
+  DeletePublicAccessBlockCommand,
   type S3Client,
   S3ServiceException,
   UploadPartCommand,
@@ -203,5 +206,32 @@ describe('the S3 API on two server processes sharing PostgreSQL, Redis and S3', 
     });
     // The user's other key still works on B.
     expect((await s3(b, credentialsOf(user)).send(new ListBucketsCommand({}))).Buckets?.map((x) => x.Name)).toContain(bucket);
+  });
+
+  it('a public access block put through B hides a public bucket from anonymous reads on A at once, however warm A is; deleted through B, A serves it again', async () => {
+    const user = await signUp(a.server.url);
+    const viaA = s3(a, credentialsOf(user));
+    const viaB = s3(b, credentialsOf(user));
+    const bucket = `pab-${randomBytes(4).toString('hex')}`;
+    await viaA.send(new CreateBucketCommand({ Bucket: bucket }));
+    await viaA.send(new PutBucketAclCommand({ Bucket: bucket, ACL: 'public-read' }));
+    await viaA.send(new PutObjectCommand({ Bucket: bucket, Key: 'open.txt', Body: 'for anyone' }));
+    const listed = await fetch(`${a.server.url}/api/v1/buckets`, { headers: { 'x-api-key': user.apiKey } });
+    const id = ((await json(listed)).data as { id: number; name: string }[]).find((x) => x.name === bucket)!.id;
+    const files = await fetch(`${a.server.url}/api/v1/buckets/${id}/files`, { headers: { 'x-api-key': user.apiKey } });
+    const url = ((await json(files)).data as { url: string }[])[0]!.url;
+    const anonymousS3 = `${a.s3Url}/${new URL(url).pathname.split('/')[2]}/open.txt`;
+    // Read anonymously through A, so whatever A keeps of it is warm.
+    expect((await fetch(anonymousS3)).status).toBe(200);
+    expect((await fetch(url)).status).toBe(200);
+
+    await viaB.send(new PutPublicAccessBlockCommand({ Bucket: bucket, PublicAccessBlockConfiguration: { IgnorePublicAcls: true } }));
+    expect((await fetch(anonymousS3)).status).toBe(403);
+    expect((await fetch(url)).status).toBe(401);
+    expect(await (await viaA.send(new GetObjectCommand({ Bucket: bucket, Key: 'open.txt' }))).Body!.transformToString()).toBe('for anyone');
+
+    await viaB.send(new DeletePublicAccessBlockCommand({ Bucket: bucket }));
+    expect((await fetch(anonymousS3)).status).toBe(200);
+    expect((await fetch(url)).status).toBe(200);
   });
 });

@@ -90,13 +90,33 @@ export function setBucketLimits(
   return db.updateTable('buckets').set(limits).where('id', '=', bucketId).where('deleted_at', 'is', null).returningAll().executeTakeFirst();
 }
 
-export async function setBucketPublic(db: Db, bucketId: number, isPublic: boolean): Promise<void> {
-  await db
+/**
+ * Sets a live bucket's visibility; making it public only while no public
+ * access block forbids it (BlockPublicAcls), in the same statement so that
+ * a block saved meanwhile is not slipped past. False when nothing changed:
+ * the bucket is gone, or blocked.
+ */
+export async function setBucketPublic(db: Db, bucketId: number, isPublic: boolean): Promise<boolean> {
+  const result = await db
     .updateTable('buckets')
     .set({ public: isPublic ? 1 : 0 })
     .where('id', '=', bucketId)
     .where('deleted_at', 'is', null)
-    .execute();
+    .$if(isPublic, (q) =>
+      q.where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('bucket_public_access_blocks')
+              .select('bucket_id')
+              .where('bucket_public_access_blocks.bucket_id', '=', bucketId)
+              .where('block_public_acls', '=', 1),
+          ),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /**

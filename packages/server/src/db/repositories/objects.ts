@@ -16,9 +16,13 @@ export interface RemovedVersion extends StoredVersion {
   etag: string;
 }
 
-/** A file found by its bucket (by id, by storage name, or by its owner's name for it) and its name, with what reading it needs of the bucket. */
+/**
+ * A file found by its bucket (by id, by storage name, or by its owner's name
+ * for it) and its name, with what reading it needs of the bucket: its
+ * visibility and the switches of its public access block that hide it (null: no block).
+ */
 export interface ReadableObject {
-  bucket: Pick<BucketRow, 'id' | 'owner_id' | 'public' | 'storage_name'>;
+  bucket: Pick<BucketRow, 'id' | 'owner_id' | 'public' | 'storage_name'> & { ignore_public_acls: number | null; restrict_public_buckets: number | null };
   object: ObjectRow;
 }
 
@@ -73,11 +77,14 @@ export async function findBucketAndObject(
   const row = await db
     .selectFrom('buckets')
     .leftJoin('objects', (join) => join.onRef('objects.bucket_id', '=', 'buckets.id').on('objects.filename', '=', filename))
+    .leftJoin('bucket_public_access_blocks as block', 'block.bucket_id', 'buckets.id')
     .select([
       'buckets.id as bucket_id',
       'buckets.owner_id',
       'buckets.public',
       'buckets.storage_name',
+      'block.ignore_public_acls',
+      'block.restrict_public_buckets',
       'objects.storage_key',
       'objects.size',
       'objects.content_type',
@@ -100,7 +107,14 @@ export async function findBucketAndObject(
     .where('buckets.deleted_at', 'is', null)
     .executeTakeFirst();
   if (!row) return null;
-  const bucket = { id: row.bucket_id, owner_id: row.owner_id, public: row.public, storage_name: row.storage_name };
+  const bucket = {
+    id: row.bucket_id,
+    owner_id: row.owner_id,
+    public: row.public,
+    storage_name: row.storage_name,
+    ignore_public_acls: row.ignore_public_acls,
+    restrict_public_buckets: row.restrict_public_buckets,
+  };
   if (row.storage_key === null) return { bucket, object: null };
   return {
     bucket,
