@@ -16,14 +16,18 @@ import type { StoragePorts } from '../domain/ports.js';
  * Headers depend only on the object row and the bucket's visibility. Cached
  * rows are shared objects, so their headers are built once, not per request.
  */
-const headerCache = new WeakMap<ObjectRow, { isPublic: number; headers: Record<string, string> }>();
+const headerCache = new WeakMap<ObjectRow, { isPublic: number; headers: Record<string, string>; withoutCacheControl: Record<string, string> }>();
 
-export function objectHeaders(bucket: Pick<BucketRow, 'public'>, object: ObjectRow): Record<string, string> {
-  const cached = headerCache.get(object);
-  if (cached && cached.isPublic === bucket.public) return cached.headers;
-  const headers = buildHeaders(bucket, object);
-  headerCache.set(object, { isPublic: bucket.public, headers });
-  return headers;
+/** `withoutCacheControl`: the S3 API's, which sends Cache-Control only when the object has one (or the request asks). */
+export function objectHeaders(bucket: Pick<BucketRow, 'public'>, object: ObjectRow, withoutCacheControl = false): Record<string, string> {
+  let cached = headerCache.get(object);
+  if (!cached || cached.isPublic !== bucket.public) {
+    const headers = buildHeaders(bucket, object);
+    const { 'cache-control': _cacheControl, ...rest } = headers;
+    cached = { isPublic: bucket.public, headers, withoutCacheControl: rest };
+    headerCache.set(object, cached);
+  }
+  return withoutCacheControl ? cached.withoutCacheControl : cached.headers;
 }
 
 function buildHeaders(bucket: Pick<BucketRow, 'public'>, object: ObjectRow): Record<string, string> {
@@ -83,11 +87,9 @@ export async function sendObject(
    */
   s3Headers?: Record<string, string>,
 ): Promise<FastifyReply> {
-  reply.headers(objectHeaders(bucket, object));
-  if (s3Headers) {
-    if (s3Headers['cache-control'] === undefined) reply.removeHeader('cache-control');
-    reply.headers(s3Headers);
-  }
+  // (Pail's Cache-Control is left out for the S3 API rather than removed: a removed header slows every later one.)
+  reply.headers(objectHeaders(bucket, object, s3Headers !== undefined));
+  if (s3Headers) reply.headers(s3Headers);
   if (notModified(request, object)) return reply.code(304).send();
   const range = requestedRange(request, object);
   const length = range ? range.end - range.start + 1 : object.size;
