@@ -62,6 +62,30 @@ export async function authenticateS3(ctx: AppContext, request: FastifyRequest, s
   checkTime(claimed, signed.query, Date.now());
   checkSignedHeaders(claimed, signed.headers);
   const signing = claimed.presigned ? 's3-presigned-url' : 's3-signature';
-  const { principal, signingKey } = await verifyCredential(ctx, request.ip, claimed, signing, (key) => signatureMatches(signed, claimed, key));
+  // A header signature is made per request; a presigned url is fetched again and again, so its verification is kept.
+  const urlKey = claimed.presigned ? presignedUrlKey(request.url, signed, claimed) : null;
+  const matches = (key: Buffer): boolean => {
+    if (urlKey === null) return signatureMatches(signed, claimed, key);
+    if (ctx.s3Credentials.verifiedBefore(urlKey, key)) return true;
+    if (!signatureMatches(signed, claimed, key)) return false;
+    ctx.s3Credentials.keepVerified(urlKey, key);
+    return true;
+  };
+  const { principal, signingKey } = await verifyCredential(ctx, request.ip, claimed, signing, matches);
   return { principal, claimed, signingKey };
+}
+
+/**
+ * Everything a presigned url's canonical request is made of: the method, the
+ * url as sent (path and query, the signature's parameters among them), the
+ * payload's claim and the values of the headers it signs. Two requests with
+ * the same key have the same canonical request and signature.
+ */
+function presignedUrlKey(rawUrl: string, signed: SignedRequest, claimed: ClaimedSignature): string {
+  let key = `${signed.method} ${rawUrl}\n${claimed.payloadHash}`;
+  for (const name of claimed.signedHeaders) {
+    const value = signed.headers[name];
+    key += `\n${Array.isArray(value) ? value.join(',') : (value ?? '')}`;
+  }
+  return key;
 }

@@ -164,7 +164,8 @@ async function serveS3(ctx: AppContext, request: FastifyRequest, reply: FastifyR
     await addCorsHeadersByStorageName(ctx, request, reply, bucket);
     throw error;
   });
-  await addCorsHeadersForOwner(ctx, request, reply, caller.principal.user.id, bucket);
+  // (Only a request with an Origin gets CORS headers: the others skip a promise.)
+  if (request.headers.origin !== undefined) await addCorsHeadersForOwner(ctx, request, reply, caller.principal.user.id, bucket);
   operation ??= operationOf(request.method, bucket, key, query, request.headers);
   authorize(caller.principal, S3_ACTION[operation]);
   return HANDLERS[operation](ctx, request, reply, { operation, bucket, key, query, caller });
