@@ -28,7 +28,7 @@ import {
   runOnLoadCore,
   startServer,
 } from './lib.mjs';
-import { W2_DOORS, WHAT, fmt } from './report.mjs';
+import { DOORS, WHAT, fmt } from './report.mjs';
 import { describe, describeTransfer, loadCases, measureCase, measureTransfer, pailStreamTarget, settings, setupPail, transferGrowthMiB } from './workloads.mjs';
 
 const { flag, option } = commandLine();
@@ -262,9 +262,9 @@ function compareRows(results) {
     add(w, WHAT[w], 'req/s', 'higher', 0, runs[`${w}/pail`], (r) => r.rps);
     add(w, 'server CPU per answer', 'µs', 'lower', 1, runs[`${w}/pail`], cpu);
   }
-  for (const { variant, what } of W2_DOORS) {
-    add(`W2 ${variant}`, what, 'req/s', 'higher', 0, runs[`W2/${variant}`], (r) => r.rps);
-    add(`W2 ${variant}`, 'server CPU per answer', 'µs', 'lower', 1, runs[`W2/${variant}`], cpu);
+  for (const { workload, variant, what } of DOORS) {
+    add(`${workload} ${variant}`, what, 'req/s', 'higher', 0, runs[`${workload}/${variant}`], (r) => r.rps);
+    add(`${workload} ${variant}`, 'server CPU per answer', 'µs', 'lower', 1, runs[`${workload}/${variant}`], cpu);
   }
   const size = results.settings.streamBytes;
   const sizeLabel = size >= 1024 ** 3 ? `${size / 1024 ** 3} GiB` : `${size / 1024 ** 2} MiB`;

@@ -10,9 +10,13 @@
  *   distinct     { prefix }: every request gets its own path
  *                `<url>/<prefix>-<n>` (W4: distinct files)
  *   amount       stop after this many requests instead of `duration` (seeding)
+ *   s3Sign       { accessKeyId, secretAccessKey, region }: with `distinct`,
+ *                each request signed with Signature V4 in its Authorization
+ *                header (s3-header-signer.mjs; W4 through the S3 API)
  */
 import autocannon from 'autocannon';
 import { createRequire } from 'node:module';
+import { headerSigner } from './s3-header-signer.mjs';
 
 const spec = JSON.parse(process.argv[2]);
 
@@ -57,7 +61,14 @@ const base = { method: spec.method, path: target.pathname + target.search, heade
 if (spec.distinct) {
   let n = 0;
   const dir = target.pathname.replace(/\/+$/, '');
-  options.requests = [{ ...base, setupRequest: (request) => ({ ...request, path: `${dir}/${spec.distinct.prefix}-${n++}` }) }];
+  const sign = spec.s3Sign ? headerSigner(spec.s3Sign, target.host, body) : null;
+  const setupRequest = sign
+    ? (request) => {
+        const path = `${dir}/${spec.distinct.prefix}-${n++}`;
+        return { ...request, path, headers: sign(path, request.headers) };
+      }
+    : (request) => ({ ...request, path: `${dir}/${spec.distinct.prefix}-${n++}` });
+  options.requests = [{ ...base, setupRequest }];
 } else {
   options.requests = [base];
 }

@@ -7,7 +7,8 @@
  *   node bench/profile.mjs [W1|W2|W3|W4|W7] [--signed | --s3] [--pg] [--limits] [--duration S] [--top N] [--no-build]
  *
  * --signed: W2 through a signed url instead of with the key.
- * --s3: W2 through the S3 API, a presigned GetObject.
+ * --s3: W2 through the S3 API, a presigned GetObject; W4 through the S3 API, PutObject
+ * signed afresh in each request's Authorization header (as W4 s3 in workloads.mjs).
  *
  * --pg: Pail on PostgreSQL + Redis (a fresh schema and key prefix, as in run.mjs).
  * --limits: the default plan limits instead of raised ones, so after the first
@@ -62,7 +63,18 @@ try {
     spec = { url: await presignedGetOf(server.s3Base, user, 'profile-private'), method: 'GET', connections: 64 };
   } else if (workload === 'W2') spec = { url: file(priv), method: 'GET', headers: key, connections: 64 };
   else if (workload === 'W3') spec = { url: file(priv), method: 'HEAD', headers: key, connections: 64 };
-  else if (workload === 'W4')
+  else if (workload === 'W4' && argv.includes('--s3')) {
+    await makeBucket(server.base, user.key, 'profile-w4s3', 'private');
+    spec = {
+      url: `${server.s3Base}/profile-w4s3`,
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream' },
+      bodyBytes: 4096,
+      connections: 32,
+      distinct: { prefix: 'p' },
+      s3Sign: { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey, region: 'us-east-1' },
+    };
+  } else if (workload === 'W4')
     spec = {
       url: `${server.base}/api/v1/buckets/${priv}/files`,
       method: 'PUT',

@@ -74,6 +74,8 @@ export async function setupPail(server, cfg, log, { withLists = true, withBig = 
     w4Buckets: new Map(),
     signedUrl: await signedUrlOf(server.base, user.key, priv),
     s3Url: server.s3Base ? await presignedGetOf(server.s3Base, user, 'bench-private') : null,
+    // The key's S3 credential, for W4 through the S3 API (each PUT signed in its Authorization header).
+    s3Credential: server.s3Base ? { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey, region: 'us-east-1' } : null,
   };
   if (!withLists) return target;
 
@@ -129,9 +131,9 @@ export function setupBaseline(server, cfg) {
   return { server };
 }
 
-/** A fresh bucket for each W4 repetition, so "empty bucket" stays empty-ish. */
-async function w4Bucket(target, rep) {
-  const name = `bench-w4-r${rep}`;
+/** A fresh bucket for each W4 repetition, so "empty bucket" stays empty-ish (W4 through the S3 API has its own: `door` 's3'). */
+async function w4Bucket(target, rep, door = '') {
+  const name = `bench-w4${door}-r${rep}`;
   if (!target.w4Buckets.has(name)) target.w4Buckets.set(name, await makeBucket(target.server.base, target.key, name, 'private'));
   return target.w4Buckets.get(name);
 }
@@ -192,6 +194,17 @@ export function loadCases({ pail, baseline = null, pg = null, limits = null }, c
     variant: 'pail',
     spec: async (rep) => put(`${pail.server.base}/api/v1/buckets/${await w4Bucket(pail, rep)}/files`, keyHeader(pail), 'w4'),
   });
+  // W4 through the S3 API: PutObject with the same body and connections, each request signed afresh
+  // (Authorization header, signed payload: the server hashes the body to check it; s3-header-signer.mjs).
+  if (pail.s3Credential)
+    add({
+      workload: 'W4',
+      variant: 's3',
+      spec: async (rep) => {
+        await w4Bucket(pail, rep, 's3');
+        return { ...put(`${pail.server.s3Base}/bench-w4s3-r${rep}`, {}, 'w4'), s3Sign: pail.s3Credential };
+      },
+    });
   if (baseline) add({ workload: 'W4', variant: 'baseline', spec: (rep) => put(`${baseline.server.base}/files/w4-${rep}`, keyHeader(pail), 'w4') });
   if (pail.big)
     add({ workload: 'W4', variant: 'big', spec: (rep) => put(`${pail.server.base}/api/v1/buckets/${pail.big}/files`, keyHeader(pail), `w4-${rep}`) });

@@ -323,6 +323,28 @@ describe('credentials and signatures', () => {
     expect(await s3Error(s3.send(new ListBucketsCommand({})))).toMatchObject({ name: 'InvalidAccessKeyId', status: 403 });
   });
 
+  it('a presigned url served before is checked again on each use: its key revoked, it opens nothing; under another Host, its signature fails', async () => {
+    const key = await createKey(alice, { name: 'presigner' });
+    const s3 = client({ accessKeyId: key.access_key_id, secretAccessKey: key.secret_access_key });
+    const bucket = await newBucket();
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'again.txt', Body: 'twice' }));
+    const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: 'again.txt' }), { expiresIn: 300 });
+    for (let use = 0; use < 2; use++) {
+      const got = await fetch(url);
+      expect(got.status).toBe(200);
+      expect(await got.text()).toBe('twice');
+    }
+    // The signed Host differs (localhost for 127.0.0.1): the same url is another request.
+    const otherHost = await fetch(url.replace('127.0.0.1', 'localhost'));
+    expect(otherHost.status).toBe(403);
+    expect(await otherHost.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
+    const revoked = await fetch(`${server.url}/api/keys/${key.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${alice.token}` } });
+    expect(revoked.status).toBe(200);
+    const after = await fetch(url);
+    expect(after.status).toBe(403);
+    expect(await after.text()).toContain('<Code>InvalidAccessKeyId</Code>');
+  });
+
   it("the key's limits apply: a read-only key reads but cannot write, create or delete", async () => {
     const bucket = await newBucket();
     await s3Of(alice).send(new PutObjectCommand({ Bucket: bucket, Key: 'r.txt', Body: 'read me' }));

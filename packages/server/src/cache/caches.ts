@@ -5,8 +5,9 @@
  * - Small files' bytes (object-cache.ts) and buckets' identities are keyed by
  *   values that never change meaning (blob keys are never reused, a bucket's
  *   id and storage name are fixed), so they need no invalidation.
- * - API key -> owner, bucket + filename -> object and bucket -> its rules
- *   (limits) are lookups that changes make stale (metadata-cache.ts). They are kept only where every change
+ * - API key -> owner, bucket + filename -> object, bucket -> its rules
+ *   (limits) and owner + bucket name -> the bucket's identity and visibility
+ *   are lookups that changes make stale (metadata-cache.ts). They are kept only where every change
  *   reaches every cache: one process on SQLite, or instances that share
  *   epochs in Redis (shared-epochs.ts). On PostgreSQL without Redis they are
  *   not kept at all.
@@ -20,7 +21,7 @@ import { LRUCache } from 'lru-cache';
 import type { KeyOwner } from '../db/repositories/api-keys.js';
 import { moveCacheEpoch } from '../db/repositories/cache-epochs.js';
 import type { ReadableObject } from '../db/repositories/objects.js';
-import type { BucketIdentity, Db } from '../db/schema.js';
+import type { BucketIdentity, Db, NamedBucket } from '../db/schema.js';
 import type { BucketRules } from '../domain/bucket-rules.js';
 import type { ObjectEvent } from '../domain/object-events.js';
 import { MetadataCache } from './metadata-cache.js';
@@ -46,6 +47,8 @@ export class Caches {
   readonly keyOwners: MetadataCache<KeyOwner> | null;
   readonly objects: MetadataCache<ReadableObject> | null;
   readonly bucketRules: MetadataCache<BucketRules> | null;
+  /** Owner + name -> the live bucket (the S3 API names buckets so); forgotten with the rules, on a removal and on a visibility change. */
+  readonly bucketsByName: MetadataCache<NamedBucket> | null;
   readonly bytes: ObjectCache;
   readonly bucketIdentities = new LRUCache<string, BucketIdentity>({ max: 10_000 });
 
@@ -53,6 +56,7 @@ export class Caches {
     this.keyOwners = options.keepLookups ? new MetadataCache({ max: 10_000, ttlMs: 2_000 }) : null;
     this.objects = options.keepLookups ? new MetadataCache({ max: 10_000, ttlMs: 5_000 }) : null;
     this.bucketRules = options.keepLookups ? new MetadataCache({ max: 10_000, ttlMs: 5_000 }) : null;
+    this.bucketsByName = options.keepLookups ? new MetadataCache({ max: 10_000, ttlMs: 5_000 }) : null;
     this.bytes = new ObjectCache(options.bytes.maxObjectBytes, options.bytes.maxTotalBytes);
   }
 
@@ -71,6 +75,7 @@ export class Caches {
         this.keyOwners?.adopt(epochs.keys);
         this.objects?.adopt(epochs.objects);
         this.bucketRules?.adopt(epochs.buckets);
+        this.bucketsByName?.adopt(epochs.buckets);
       },
       () => this.distrust(),
     );
@@ -85,6 +90,7 @@ export class Caches {
   changed(kind: ChangeKind): Promise<void> | undefined {
     const local = kind === 'keys' ? this.keyOwners : kind === 'objects' ? this.objects : this.bucketRules;
     local?.distrust();
+    if (kind === 'buckets') this.bucketsByName?.distrust();
     // Key and plan changes can come from the CLI, a process with no caches of its own.
     const announced = kind === 'keys' && this.options.db ? moveCacheEpoch(this.options.db) : undefined;
     const shared = this.options.shared;
@@ -101,6 +107,7 @@ export class Caches {
     try {
       const epoch = await shared.bump(kind);
       local?.adopt(epoch);
+      if (kind === 'buckets') this.bucketsByName?.adopt(epoch);
     } catch (error) {
       // Other instances serve the old lookup at most until its time-to-live ends.
       this.options.onError(error, 'cache invalidation did not reach Redis');
@@ -123,7 +130,8 @@ export class Caches {
         this.bytes.forget(event.storageKey);
         return event.cause === 'deleted' ? this.changed('objects') : undefined;
       case 'bucket-removed':
-        return this.changed('objects');
+        // Its name may now be another bucket's.
+        return bothChanged(this.changed('objects'), this.changed('buckets'));
       case 'upload-ended':
         // No cached lookup holds an upload.
         return undefined;
@@ -134,5 +142,10 @@ export class Caches {
     this.keyOwners?.distrust();
     this.objects?.distrust();
     this.bucketRules?.distrust();
+    this.bucketsByName?.distrust();
   }
+}
+
+function bothChanged(a: Promise<void> | undefined, b: Promise<void> | undefined): Promise<void> | undefined {
+  return a === undefined && b === undefined ? undefined : Promise.all([a, b]).then(() => undefined);
 }

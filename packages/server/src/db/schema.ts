@@ -197,3 +197,5 @@ export type AccountRow = Omit<UserRow, 'password_hash'>;
 
 /** What an upload needs of a bucket: the fields fixed when it is created. */
 export type BucketIdentity = Pick<BucketRow, 'id' | 'owner_id' | 'storage_name'>;
+/** What the S3 API's writes need of a bucket found by name: its identity, and its visibility (an object's ACL). */
+export type NamedBucket = BucketIdentity & Pick<BucketRow, 'public'>;

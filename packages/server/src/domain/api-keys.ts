@@ -111,6 +111,8 @@ export async function revokeApiKey(ports: { db: Db; caches: Caches }, userId: nu
   await ports.caches.changed('keys');
 }
 
+const hasSealedSecret = (owner: KeyOwner): owner is KeyOwner & { sealedSecret: string } => owner.sealedSecret !== undefined;
+
 export class ApiKeyAuthenticator {
   private readonly lastWritten = new Map<number, number>();
 
@@ -134,9 +136,9 @@ export class ApiKeyAuthenticator {
   async byAccessKeyId(accessKeyId: string): Promise<(KeyOwner & { sealedSecret: string }) | null> {
     if (!looksLikeAccessKeyId(accessKeyId)) return null;
     const owner = await this.cached(`@${accessKeyId}`, () => findKeyOwnerByAccessKeyId(this.ports.db, accessKeyId));
-    if (!owner || owner.sealedSecret === undefined || hasExpired(owner.limits, nowIso(this.ports.clock))) return null;
+    if (!owner || !hasSealedSecret(owner) || (owner.limits.expiresAt !== null && hasExpired(owner.limits, nowIso(this.ports.clock)))) return null;
     this.touch(owner.keyId);
-    return { ...owner, sealedSecret: owner.sealedSecret };
+    return owner;
   }
 
   /** A live, unexpired key by id: the signer of a signed url. */

@@ -17,7 +17,7 @@ import {
   setBucketPublic,
 } from '../db/repositories/buckets.js';
 import { insertWithinLimit } from '../db/repositories/users.js';
-import type { BucketIdentity, BucketRow, Db } from '../db/schema.js';
+import type { BucketIdentity, BucketRow, Db, NamedBucket } from '../db/schema.js';
 import { parseLimits } from './bucket-rules.js';
 import { publicRefusal } from './public-access.js';
 import { nowIso } from './clock.js';
@@ -134,6 +134,28 @@ export async function getOwnBucketByName(db: Db, principal: AccountPrincipal, na
 }
 
 /**
+ * getOwnBucketByName for the S3 API's writes, cached per (owner, name) and
+ * forgotten on every instance when a bucket is removed (its name may then be
+ * another's) or changes visibility; the upload's commit checks again that it
+ * is live. A bucket found by its storage name is not kept under that name: a
+ * bucket created later with the name comes first.
+ */
+export async function ownNamedBucket(ports: { db: Db; caches: Caches }, principal: AccountPrincipal, name: string, action: Action): Promise<NamedBucket> {
+  const cache = ports.caches.bucketsByName;
+  const cacheKey = `${principal.user.id}/${name}`;
+  let bucket: NamedBucket | undefined = cache?.get(cacheKey);
+  if (!bucket) {
+    const mark = cache?.mark() ?? 0;
+    const row = name === '' ? undefined : await findOwnLiveBucketByName(ports.db, principal.user.id, name);
+    if (row) bucket = { id: row.id, owner_id: row.owner_id, storage_name: row.storage_name, public: row.public };
+    if (row?.name === name) cache?.set(cacheKey, bucket!, mark);
+  }
+  authorize(principal, action, bucket ?? null);
+  // authorize() refused a bucket that is not there.
+  return bucket!;
+}
+
+/**
  * The caller's bucket for an upload. Its identity never changes, so it is
  * cached per (owner, id) without invalidation; whether the bucket is still
  * live is checked again by the upload's commit.
@@ -167,4 +189,6 @@ export async function setVisibility(ports: { db: Db; caches: Caches }, ownerId: 
   const bucket = await getOwnBucket(ports.db, ownerId, rawId);
   if (!(await setBucketPublic(ports.db, bucket.id, isPublic))) throw await publicRefusal(ports.db, bucket.id);
   await ports.caches.changed('objects');
+  // The bucket by name carries its visibility too.
+  await ports.caches.changed('buckets');
 }

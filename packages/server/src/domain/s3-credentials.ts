@@ -17,6 +17,7 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 /** Signing keys kept: one per credential, day and region in use. */
 const SIGNING_KEYS_KEPT = 1024;
+const VERIFIED_URLS_KEPT = 10_000;
 
 export const looksLikeAccessKeyId = (value: string): boolean => /^[A-Z2-7]{20}$/.test(value);
 
@@ -30,6 +31,15 @@ export interface IssuedCredential {
 export class S3CredentialSealer {
   private readonly key: Buffer;
   private readonly signingKeys = new LRUCache<string, Buffer>({ max: SIGNING_KEYS_KEPT });
+  /**
+   * Presigned urls whose signature was verified, by what the signature covers
+   * (s3/auth.ts presignedUrlKey), with the signing key that verified it. A url
+   * fetched again (a page's images, a player's ranges) costs a lookup instead
+   * of the canonical request, its hash and the HMAC; only a verified url gets
+   * in, and it counts only with the same signing key, the one its credential
+   * yields now. Its clock and its key's revocation are checked on every use.
+   */
+  private readonly verifiedUrls = new LRUCache<string, Buffer>({ max: VERIFIED_URLS_KEPT });
 
   /** `secret` is the server secret shared by every instance. */
   constructor(secret: string) {
@@ -70,7 +80,19 @@ export class S3CredentialSealer {
 
   /** Keeps a signing key that has just verified a request's signature. */
   keepSigningKey(accessKeyId: string, sealedSecret: string, scope: string | null, key: Buffer): void {
-    this.signingKeys.set(signingKeyId(accessKeyId, sealedSecret, scope), key);
+    const id = signingKeyId(accessKeyId, sealedSecret, scope);
+    // Most requests verify with a kept key: nothing to store again.
+    if (this.signingKeys.peek(id) !== key) this.signingKeys.set(id, key);
+  }
+
+  /** Whether `signingKey` verified this presigned url's signature before (verifiedUrls). */
+  verifiedBefore(urlKey: string, signingKey: Buffer): boolean {
+    return this.verifiedUrls.get(urlKey) === signingKey;
+  }
+
+  /** Keeps a presigned url whose signature `signingKey` has just verified. */
+  keepVerified(urlKey: string, signingKey: Buffer): void {
+    this.verifiedUrls.set(urlKey, signingKey);
   }
 
   /** The secret, or null when the sealed text is not ours (another server secret, or altered). */

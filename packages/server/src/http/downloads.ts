@@ -18,15 +18,19 @@ import { readableByAnyone, type PublicReadFacts } from '../domain/public-access.
  * (domain/public-access.ts). Cached rows are shared objects, so their
  * headers are built once, not per request.
  */
-const headerCache = new WeakMap<ObjectRow, { isPublic: boolean; headers: Record<string, string> }>();
+const headerCache = new WeakMap<ObjectRow, { isPublic: boolean; headers: Record<string, string>; withoutCacheControl: Record<string, string> }>();
 
-export function objectHeaders(bucket: PublicReadFacts, object: ObjectRow): Record<string, string> {
+/** `withoutCacheControl`: the S3 API's, which sends Cache-Control only when the object has one (or the request asks). */
+export function objectHeaders(bucket: PublicReadFacts, object: ObjectRow, withoutCacheControl = false): Record<string, string> {
   const isPublic = readableByAnyone(bucket);
-  const cached = headerCache.get(object);
-  if (cached && cached.isPublic === isPublic) return cached.headers;
-  const headers = buildHeaders(isPublic, object);
-  headerCache.set(object, { isPublic, headers });
-  return headers;
+  let cached = headerCache.get(object);
+  if (!cached || cached.isPublic !== isPublic) {
+    const headers = buildHeaders(isPublic, object);
+    const { 'cache-control': _cacheControl, ...rest } = headers;
+    cached = { isPublic, headers, withoutCacheControl: rest };
+    headerCache.set(object, cached);
+  }
+  return withoutCacheControl ? cached.withoutCacheControl : cached.headers;
 }
 
 function buildHeaders(isPublic: boolean, object: ObjectRow): Record<string, string> {
@@ -88,11 +92,9 @@ export async function sendObject(
   /** The bytes to send in place of the Range header's (an S3 part read by number); null: the whole file. */
   chosenRange?: { start: number; end: number } | null,
 ): Promise<FastifyReply> {
-  reply.headers(objectHeaders(bucket, object));
-  if (s3Headers) {
-    if (s3Headers['cache-control'] === undefined) reply.removeHeader('cache-control');
-    reply.headers(s3Headers);
-  }
+  // (Pail's Cache-Control is left out for the S3 API rather than removed: a removed header slows every later one.)
+  reply.headers(objectHeaders(bucket, object, s3Headers !== undefined));
+  if (s3Headers) reply.headers(s3Headers);
   if (notModified(request, object)) return reply.code(304).send();
   const range = chosenRange === undefined ? requestedRange(request, object) : chosenRange;
   const length = range ? range.end - range.start + 1 : object.size;

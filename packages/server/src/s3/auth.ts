@@ -16,7 +16,7 @@ import { virtualHostBucket } from './addressing.js';
 import type { ChunkSigning } from './aws-chunked.js';
 import { s3Errors } from './errors.js';
 import { checkTimeV2, claimedSignatureV2, isSigV2, signatureV2Matches } from './sigv2.js';
-import { checkSignedHeaders, checkTime, claimedSignature, signatureMatches, UNSIGNED_PAYLOAD, type SignedRequest } from './sigv4.js';
+import { checkSignedHeaders, checkTime, claimedSignature, signatureMatches, UNSIGNED_PAYLOAD, type ClaimedSignature, type SignedRequest } from './sigv4.js';
 
 export interface S3Caller {
   principal: S3Principal;
@@ -80,7 +80,16 @@ async function authenticateV4(ctx: AppContext, request: FastifyRequest, signed: 
   checkTime(claimed, signed.query, Date.now());
   checkSignedHeaders(claimed, signed.headers);
   const signing = claimed.presigned ? 's3-presigned-url' : 's3-signature';
-  const { principal, signingKey } = await verifyCredential(ctx, request.ip, claimed, signing, (key) => signatureMatches(signed, claimed, key));
+  // A header signature is made per request; a presigned url is fetched again and again, so its verification is kept.
+  const urlKey = claimed.presigned ? presignedUrlKey(request.url, signed, claimed) : null;
+  const matches = (key: Buffer): boolean => {
+    if (urlKey === null) return signatureMatches(signed, claimed, key);
+    if (ctx.s3Credentials.verifiedBefore(urlKey, key)) return true;
+    if (!signatureMatches(signed, claimed, key)) return false;
+    ctx.s3Credentials.keepVerified(urlKey, key);
+    return true;
+  };
+  const { principal, signingKey } = await verifyCredential(ctx, request.ip, claimed, signing, matches);
   const { amzDate, scope, signature } = claimed;
   return {
     principal,
@@ -104,4 +113,19 @@ async function authenticateV2(ctx: AppContext, request: FastifyRequest, signed: 
   const { principal } = await verifyCredential(ctx, request.ip, credential, signing, (secret) => signatureV2Matches(asSigned, claimed, secret));
   const payloadHash = signed.headers['x-amz-content-sha256'];
   return { principal, payloadHash: typeof payloadHash === 'string' ? payloadHash : UNSIGNED_PAYLOAD };
+}
+
+/**
+ * Everything a presigned url's canonical request is made of: the method, the
+ * url as sent (path and query, the signature's parameters among them), the
+ * payload's claim and the values of the headers it signs. Two requests with
+ * the same key have the same canonical request and signature.
+ */
+function presignedUrlKey(rawUrl: string, signed: SignedRequest, claimed: ClaimedSignature): string {
+  let key = `${signed.method} ${rawUrl}\n${claimed.payloadHash}`;
+  for (const name of claimed.signedHeaders) {
+    const value = signed.headers[name];
+    key += `\n${Array.isArray(value) ? value.join(',') : (value ?? '')}`;
+  }
+  return key;
 }

@@ -44,7 +44,7 @@ export const checksumErrors = {
 /** The flexible checksum's algorithm a request sends, in a header or announced as a trailer (x-amz-trailer); undefined for none. */
 export function sentChecksumAlgorithm(headers: IncomingHttpHeaders): string | undefined {
   for (const name of Object.keys(headers)) {
-    const algorithm = checksumAlgorithmOf(name);
+    const algorithm = name.startsWith(CHECKSUM_PREFIX) ? checksumAlgorithmOf(name) : undefined;
     if (algorithm !== undefined) return algorithm;
   }
   const trailer = headers['x-amz-trailer'];
@@ -77,12 +77,14 @@ function isBase64Of(value: string, bytes: number): boolean {
 
 /** The flexible checksum a request carries in a header (at most one), checked for form. */
 function headerChecksum(headers: IncomingHttpHeaders): { algorithm: string; value: string } | undefined {
-  const found = Object.keys(headers).flatMap((name) => {
-    const algorithm = checksumAlgorithmOf(name);
-    return algorithm === undefined ? [] : [algorithm];
-  });
-  if (found.length > 1) throw checksumErrors.several();
-  const algorithm = found[0];
+  let algorithm: string | undefined;
+  for (const name of Object.keys(headers)) {
+    // (Node gives header names in lowercase.)
+    const named = name.startsWith(CHECKSUM_PREFIX) ? checksumAlgorithmOf(name) : undefined;
+    if (named === undefined) continue;
+    if (algorithm !== undefined) throw checksumErrors.several();
+    algorithm = named;
+  }
   if (algorithm === undefined) return undefined;
   const raw = headers[`${CHECKSUM_PREFIX}${algorithm}`];
   const value = (Array.isArray(raw) ? raw.join(',') : (raw ?? '')).trim();

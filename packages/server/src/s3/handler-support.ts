@@ -5,8 +5,8 @@
  * other.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { BucketRow } from '../db/schema.js';
-import { getOwnBucketByName } from '../domain/buckets.js';
+import type { BucketRow, NamedBucket } from '../db/schema.js';
+import { getOwnBucketByName, ownNamedBucket } from '../domain/buckets.js';
 import type { AppContext } from '../http/context.js';
 import type { S3Caller } from './auth.js';
 import { checkObjectAcl } from './object-acl.js';
@@ -33,9 +33,12 @@ export const ownBucket = (ctx: AppContext, target: S3Target): Promise<BucketRow>
 /** S3's Owner element: buckets here belong to the caller, named by user id and email as ListBuckets does. */
 export const ownerXml = (caller: S3Caller): XmlElement => ({ ID: String(caller.principal.user.id), DisplayName: caller.principal.user.email });
 
-/** The caller's bucket for a new object (PutObject, CopyObject, CreateMultipartUpload), refusing an `x-amz-acl` the object could not have (object-acl.ts). */
-export async function ownBucketForNewObject(ctx: AppContext, target: S3Target, request: FastifyRequest): Promise<BucketRow> {
-  const bucket = await ownBucket(ctx, target);
+/**
+ * The caller's bucket for a new object (PutObject, CopyObject, CreateMultipartUpload), refusing an `x-amz-acl` the object
+ * could not have (object-acl.ts). Cached by name (domain/buckets.ts ownNamedBucket): the commit checks it is still there.
+ */
+export async function ownBucketForNewObject(ctx: AppContext, target: S3Target, request: FastifyRequest): Promise<NamedBucket> {
+  const bucket = await ownNamedBucket(ctx.storage, target.caller.principal, target.bucket, S3_ACTION[target.operation]);
   checkObjectAcl(request.headers['x-amz-acl'], bucket.public === 1);
   return bucket;
 }

@@ -35,6 +35,7 @@ import { xmlDocument } from './xml.js';
 
 /** Keys are up to 1024 bytes, so up to three times that percent-encoded. */
 const MAX_PATH_PARAM = 4096;
+const NO_QUERY = Object.freeze({});
 
 export class S3Listener {
   private address: string | null = null;
@@ -62,6 +63,10 @@ export class S3Listener {
 }
 
 declare module 'fastify' {
+  interface FastifyRequest {
+    /** The Content-Type sent, while Fastify looks for a body parser (setContentTypeAsideWhileParsing). */
+    contentTypeAside: string | null;
+  }
   interface FastifyInstance {
     /** The S3-compatible API's listener, or null when S3_API_PORT is off. */
     s3Api: S3Listener | null;
@@ -72,10 +77,11 @@ export async function buildS3Listener(ctx: AppContext, config: Config, options: 
   if (config.s3ApiPort === null) return null;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel, base: { listener: 's3' } },
-    routerOptions: { maxParamLength: MAX_PATH_PARAM },
     exposeHeadRoutes: false,
     trustProxy: typeof config.trustProxy === 'number' ? (_address: string, hop: number) => hop < (config.trustProxy as number) : config.trustProxy,
     genReqId: () => randomUUID(),
+    // The query is read once, raw and in order, by query.ts (splitUrl): Fastify's parse of it would go unused.
+    routerOptions: { maxParamLength: MAX_PATH_PARAM, querystringParser: () => NO_QUERY },
     return503OnClosing: true,
     http: { headersTimeout: config.headersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
     logController: new LogController({ disableRequestLogging: true }),
@@ -91,6 +97,7 @@ export async function buildS3Listener(ctx: AppContext, config: Config, options: 
   // Its requests count in the app's /metrics, by S3 operation (serveS3 names it).
   app.decorateRequest('errorCode', null, []);
   app.decorateRequest('meteredAs', null, []);
+  app.decorateRequest('contentTypeAside', null);
   if (options.meter) app.addHook('onResponse', options.meter.onResponse);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
@@ -109,18 +116,17 @@ export async function buildS3Listener(ctx: AppContext, config: Config, options: 
  * signed, before the request is served.
  */
 function setContentTypeAsideWhileParsing(app: FastifyInstance): void {
-  const aside = new WeakMap<FastifyRequest, string>();
   app.addHook('onRequest', (request, _reply, done) => {
     const sent = request.headers['content-type'];
     if (sent !== undefined) {
-      aside.set(request, sent);
-      delete request.headers['content-type'];
+      request.contentTypeAside = sent;
+      // Set to undefined, not deleted: a deleted property would turn the headers into a slower dictionary for the rest of the request.
+      request.headers['content-type'] = undefined;
     }
     done();
   });
   app.addHook('preValidation', (request, _reply, done) => {
-    const sent = aside.get(request);
-    if (sent !== undefined) request.headers['content-type'] = sent;
+    if (request.contentTypeAside !== null) request.headers['content-type'] = request.contentTypeAside;
     done();
   });
 }
@@ -158,7 +164,8 @@ async function serveS3(ctx: AppContext, request: FastifyRequest, reply: FastifyR
     await addCorsHeadersByStorageName(ctx, request, reply, bucket);
     throw error;
   });
-  await addCorsHeadersForOwner(ctx, request, reply, caller.principal.user.id, bucket);
+  // (Only a request with an Origin gets CORS headers: the others skip a promise.)
+  if (request.headers.origin !== undefined) await addCorsHeadersForOwner(ctx, request, reply, caller.principal.user.id, bucket);
   operation ??= operationOf(request.method, bucket, key, query, request.headers);
   authorize(caller.principal, S3_ACTION[operation]);
   return HANDLERS[operation](ctx, request, reply, { operation, bucket, key, query, caller });

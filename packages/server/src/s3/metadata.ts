@@ -13,15 +13,18 @@ const MAX_METADATA_BYTES = 2048;
 
 /** The headers to keep, or undefined for none; 400 MetadataTooLarge past 2 KiB. */
 export function metadataOf(headers: IncomingHttpHeaders): Record<string, string> | undefined {
-  const kept: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(headers)) {
+  let kept: Record<string, string> | undefined;
+  for (const name of Object.keys(headers)) {
     const userMetadata = name.startsWith('x-amz-meta-');
-    if (raw === undefined || !(userMetadata || STORED_HEADERS.includes(name))) continue;
+    if (!(userMetadata || STORED_HEADERS.includes(name))) continue;
+    const raw = headers[name];
+    if (raw === undefined) continue;
     const value = textOf(Array.isArray(raw) ? raw.join(',') : raw);
     const stored = name === 'content-encoding' ? storedEncoding(value) : value;
     // User metadata keeps an empty value (S3 returns it); an empty standard header is as good as none.
-    if (stored !== '' || userMetadata) kept[name] = stored;
+    if (stored !== '' || userMetadata) (kept ??= {})[name] = stored;
   }
+  if (kept === undefined) return undefined;
   const size = Object.entries(kept).reduce((total, [name, value]) => total + Buffer.byteLength(name) + Buffer.byteLength(value), 0);
   if (size > MAX_METADATA_BYTES) {
     throw new S3Error('MetadataTooLarge', 400, `Your metadata headers exceed the maximum allowed metadata size (${MAX_METADATA_BYTES} bytes).`);
@@ -62,6 +65,8 @@ function storedEncoding(value: string): string {
     .replace(/^,\s*|,\s*$/g, '');
 }
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** Rows are shared (cached) objects: their parsed headers are kept beside them. */
 const parsed = new WeakMap<ObjectRow, Record<string, string>>();
 
@@ -71,7 +76,7 @@ export const storedMetadata = (object: ObjectRow): Record<string, string> | unde
 
 /** The stored headers to send with the object (none for files uploaded through the Pail API). */
 export function metadataHeaders(object: ObjectRow): Record<string, string> {
-  if (object.metadata === null) return {};
+  if (object.metadata === null) return NO_HEADERS;
   let headers = parsed.get(object);
   if (headers === undefined) {
     headers = Object.fromEntries(Object.entries(storedMetadata(object)!).map(([name, value]) => [name, headerOf(value)]));

@@ -28,9 +28,14 @@ export async function readObject(ctx: AppContext, request: FastifyRequest, reply
   checkPreconditions(request.headers, found.object);
   const part = await partAsked(ctx, request, target.query, found.object);
   // The stored headers, then what the request asks to override (response-content-type sets content-type, and so on).
-  const headers: Record<string, string> = { ...metadataHeaders(found.object), ...storedChecksumHeaders(request, target.query, found.object), ...part?.headers };
+  const headers: Record<string, string> = Object.assign(
+    {},
+    metadataHeaders(found.object),
+    storedChecksumHeaders(request, target.query, found.object),
+    part?.headers,
+  );
   for (const [name, value] of target.query) {
-    if ((RESPONSE_OVERRIDES as readonly string[]).includes(name)) headers[name.slice('response-'.length)] = value;
+    if (name.startsWith('response-') && (RESPONSE_OVERRIDES as readonly string[]).includes(name)) headers[name.slice('response-'.length)] = value;
   }
   return sendObject(ctx.storage, request, reply, found, headers, part?.range);
 }
@@ -61,6 +66,8 @@ async function partAsked(
   return { range: read.range, headers: read.count === undefined ? {} : { 'x-amz-mp-parts-count': String(read.count) } };
 }
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** x-amz-checksum-<algorithm> for each checksum given (S3 sends them on PutObject, and on reads when asked). */
 export const checksumHeaders = (checksums: Record<string, string> | undefined): Record<string, string> =>
   Object.fromEntries(Object.entries(checksums ?? {}).map(([algorithm, value]) => [`x-amz-checksum-${algorithm}`, value]));
@@ -74,8 +81,7 @@ export const checksumHeaders = (checksums: Record<string, string> | undefined): 
  */
 function storedChecksumHeaders(request: FastifyRequest, query: QueryPairs, object: ObjectRow): Record<string, string> {
   const mode = request.headers['x-amz-checksum-mode'] ?? query.find(([name]) => name === 'x-amz-checksum-mode')?.[1];
-  const partial = request.headers.range !== undefined || queryValue(query, 'partNumber') !== undefined;
-  if (object.checksums === null || mode !== 'ENABLED' || partial) return {};
+  if (object.checksums === null || mode !== 'ENABLED' || request.headers.range !== undefined) return NO_HEADERS;
   const checksums = JSON.parse(object.checksums) as Record<string, string>;
   const composite = Object.values(checksums).some(isComposite);
   return { ...checksumHeaders(checksums), 'x-amz-checksum-type': composite ? 'COMPOSITE' : 'FULL_OBJECT' };

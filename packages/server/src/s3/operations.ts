@@ -219,16 +219,18 @@ const UNSUPPORTED_WRITE_HEADERS = [
  * weighs). An empty x-amz-tagging and STANDARD are the truth, so they pass.
  */
 export function refuseUnsupportedWrite(headers: Readonly<Record<string, string | string[] | undefined>>): void {
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
+  // One pass over the names (all those weighed here are x-amz-*); the grants are refused after the other checks, as S3 orders them.
+  let grant: string | undefined;
+  for (const name of Object.keys(headers)) {
+    if (!name.startsWith('x-amz-') || headers[name] === undefined) continue;
     if (name.startsWith('x-amz-server-side-encryption') || UNSUPPORTED_WRITE_HEADERS.includes(name)) throw s3Errors.notImplemented(name);
+    if (grant === undefined && name.startsWith('x-amz-grant-')) grant = name;
   }
   const tagging = headers['x-amz-tagging'];
   if (tagging !== undefined && String(tagging) !== '') throw s3Errors.notImplemented('x-amz-tagging (object tags)');
   // Whether a canned ACL fits the bucket is the handler's to say (object-acl.ts); grants and other canned ACLs never do.
   const acl = headers['x-amz-acl'];
   if (acl !== undefined && !OBJECT_CANNED_ACLS.has(String(acl))) throw s3Errors.notImplemented(`x-amz-acl: ${String(acl)} on an object`);
-  const grant = Object.keys(headers).find((name) => name.startsWith('x-amz-grant-') && headers[name] !== undefined);
   if (grant !== undefined) throw s3Errors.notImplemented(`${grant} (ACL grants)`);
   const storageClass = headers['x-amz-storage-class'];
   if (storageClass !== undefined && storageClass !== 'STANDARD') throw s3Errors.notImplemented(`x-amz-storage-class ${String(storageClass)}`);

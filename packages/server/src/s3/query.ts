@@ -6,6 +6,8 @@
 export type QueryPairs = [name: string, value: string][];
 
 function decode(text: string): string {
+  // Most names and values hold no escape: nothing to decode.
+  if (!text.includes('%')) return text;
   try {
     return decodeURIComponent(text);
   } catch {
@@ -29,8 +31,11 @@ export function splitUrl(rawUrl: string): { path: string; query: QueryPairs } {
 /** The first value of a parameter, or undefined. */
 export const queryValue = (query: QueryPairs, name: string): string | undefined => query.find(([n]) => n === name)?.[1];
 
+const UNRESERVED = /^[A-Za-z0-9\-._~]*$/;
+
 /** RFC 3986 percent-encoding as SigV4 wants it: everything but A-Z a-z 0-9 - . _ ~ is encoded. */
-export const strictEncode = (text: string): string => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+export const strictEncode = (text: string): string =>
+  UNRESERVED.test(text) ? text : encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** Each path segment decoded; a malformed escape is kept as it is. */
 export const decodePath = (path: string): string[] => path.split('/').map(decode);
