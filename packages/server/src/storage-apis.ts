@@ -7,7 +7,9 @@ import { apiKeyAuth, sessionAuth } from './http/auth.js';
 import type { AppContext } from './http/context.js';
 import type { Api, Scope } from './http/route.js';
 import { registerBucketRoutes } from './api/buckets.js';
+import { registerFileDetailRoutes } from './api/file-details.js';
 import { registerFileRoutes } from './api/files.js';
+import { registerZipRoutes } from './api/zip.js';
 import { registerResumableUploadRoutes } from './tus/routes.js';
 import { registerUnfinishedUploadRoutes } from './api/unfinished-uploads.js';
 
@@ -18,6 +20,8 @@ export async function registerStorageApis(app: Scope, ctx: AppContext): Promise<
       scope.addHook('onRequest', auth[api]);
       registerBucketRoutes(scope, ctx, api);
       registerFileRoutes(scope, ctx, api);
+      registerFileDetailRoutes(scope, ctx, api);
+      registerZipRoutes(scope, ctx, api);
       registerResumableUploadRoutes(scope, ctx, api);
       registerUnfinishedUploadRoutes(scope, ctx, api);
     });

@@ -129,6 +129,9 @@ export class Caches {
       case 'object-removed':
         this.bytes.forget(event.storageKey);
         return event.cause === 'deleted' ? this.changed('objects') : undefined;
+      case 'object-edited':
+        // Its bytes stay (the same storage key): only the lookups hold its old row.
+        return this.changed('objects');
       case 'bucket-removed':
         // Its name may now be another bucket's.
         return bothChanged(this.changed('objects'), this.changed('buckets'));

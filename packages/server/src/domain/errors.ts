@@ -32,6 +32,7 @@ export const errors = {
   notFound: () => new AppError('NotFound', 'Not found'),
   bucketNotFound: () => new AppError('BucketNotFound', 'Bucket not found'),
   fileNotFound: () => new AppError('FileNotFound', 'File not found'),
+  nothingToZip: () => new AppError('FileNotFound', 'Nothing to zip: the folder or selection holds no file'),
   uploadNotFound: () => new AppError('NotFound', 'Upload not found (it finished, expired or was terminated)'),
   offsetMismatch: (message: string) => new AppError('OffsetMismatch', message),
   apiKeyNotFound: () => new AppError('ApiKeyNotFound', 'API key not found'),

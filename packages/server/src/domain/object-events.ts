@@ -1,6 +1,6 @@
 /**
- * The commit seam: every path that changes which files exist announces the
- * change here once its transaction has committed (never before it, never for
+ * The commit seam: every path that changes which files exist (or what a
+ * file's row says) announces the change here once its transaction has committed (never before it, never for
  * a write that was refused or rolled back), and whatever must follow a
  * change listens here instead of being called by each path: the caches today
  * (cache/caches.ts), versioning and event notifications later.
@@ -48,6 +48,18 @@ export interface ObjectRemoved {
   operation: Operation;
 }
 
+/** A file's type, stored headers or user metadata rewritten in place: its bytes, ETag and storage key stay. */
+export interface ObjectEdited {
+  type: 'object-edited';
+  ownerId: number;
+  bucketId: number;
+  bucketStorageName: string;
+  filename: string;
+  /** The version edited (ObjectCreated.storageKey). */
+  storageKey: string;
+  operation: Operation;
+}
+
 /**
  * A bucket deleted: from now on no reader finds it or any file in it. Its
  * files' rows are purged after, each announced as ObjectRemoved.
@@ -77,7 +89,7 @@ export interface UploadEnded {
   operation: Operation;
 }
 
-export type ObjectEvent = ObjectCreated | ObjectRemoved | BucketRemoved | UploadEnded;
+export type ObjectEvent = ObjectCreated | ObjectRemoved | ObjectEdited | BucketRemoved | UploadEnded;
 
 /** Told of each change; a promise it returns is awaited only for a listener the answer waits for. */
 export type ObjectEventListener = (event: ObjectEvent) => void | Promise<void>;

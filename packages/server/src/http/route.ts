@@ -48,6 +48,8 @@ export interface OperationRoute<S extends FastifySchema> {
   tag: string;
   schema: S;
   config?: Omit<FastifyContextConfig, 'operation'>;
+  /** A body limit other than the server's (a long list of names). */
+  bodyLimit?: number;
   handler: Handler<S>;
 }
 
@@ -59,6 +61,7 @@ export function addRoute<S extends FastifySchema>(scope: Scope, route: Operation
       url,
       schema: { tags: [route.tag], summary: OPERATIONS[route.operation], ...route.schema },
       config: { ...route.config, operation: route.operation },
+      ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }),
       handler: route.handler,
     });
   }

@@ -2,21 +2,21 @@
  * What S3 keeps with an object beside its type: Content-Disposition,
  * Content-Encoding, Content-Language, Cache-Control, Expires and x-amz-meta-*
  * user metadata, read from a PutObject's headers and sent back on GET and
- * HEAD. S3 allows 2 KiB of it; Pail counts every stored name and value in that.
+ * HEAD. The size rule is the domain's (domain/object-metadata.ts), shared with the Pail API's edit.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ObjectRow } from '../db/schema.js';
+import { MAX_METADATA_BYTES, metadataBytes, STORED_HEADERS, USER_METADATA_PREFIX } from '../domain/object-metadata.js';
 import { S3Error } from './errors.js';
 
-const STORED_HEADERS = ['content-disposition', 'content-encoding', 'content-language', 'cache-control', 'expires'];
-const MAX_METADATA_BYTES = 2048;
+const KEPT: readonly string[] = STORED_HEADERS;
 
 /** The headers to keep, or undefined for none; 400 MetadataTooLarge past 2 KiB. */
 export function metadataOf(headers: IncomingHttpHeaders): Record<string, string> | undefined {
   let kept: Record<string, string> | undefined;
   for (const name of Object.keys(headers)) {
-    const userMetadata = name.startsWith('x-amz-meta-');
-    if (!(userMetadata || STORED_HEADERS.includes(name))) continue;
+    const userMetadata = name.startsWith(USER_METADATA_PREFIX);
+    if (!(userMetadata || KEPT.includes(name))) continue;
     const raw = headers[name];
     if (raw === undefined) continue;
     const value = textOf(Array.isArray(raw) ? raw.join(',') : raw);
@@ -25,8 +25,7 @@ export function metadataOf(headers: IncomingHttpHeaders): Record<string, string>
     if (stored !== '' || userMetadata) (kept ??= {})[name] = stored;
   }
   if (kept === undefined) return undefined;
-  const size = Object.entries(kept).reduce((total, [name, value]) => total + Buffer.byteLength(name) + Buffer.byteLength(value), 0);
-  if (size > MAX_METADATA_BYTES) {
+  if (metadataBytes(kept) > MAX_METADATA_BYTES) {
     throw new S3Error('MetadataTooLarge', 400, `Your metadata headers exceed the maximum allowed metadata size (${MAX_METADATA_BYTES} bytes).`);
   }
   return Object.keys(kept).length > 0 ? kept : undefined;

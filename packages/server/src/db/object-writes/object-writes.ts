@@ -8,6 +8,7 @@
 import type { CapRule } from '../repositories/holdings.js';
 import type { PartRecorded, RecordPartInput } from '../repositories/multipart.js';
 import type { RemovedVersion, StoredVersion } from '../repositories/objects.js';
+import type { ObjectRow } from '../schema.js';
 import type { ReservationInput, ReservationRefusal } from '../repositories/upload-reservations.js';
 
 export interface CommitInput {
@@ -83,6 +84,12 @@ export interface ObjectWrites {
   commitUpload(input: CommitInput): Promise<Committed>;
   /** Removes a file's row (and inline bytes), its bucket's counts and its owner's usage in one transaction. */
   deleteVersion(bucket: { id: number; owner_id: number }, filename: string): Promise<RemovedVersion>;
+  /**
+   * Rewrites a version's type, stored headers and updated_at, keeping its
+   * bytes: only while it is the file's current version (storageKey) in a live
+   * bucket. Returns the rewritten row, or null when the version is no longer there.
+   */
+  editHeaders(input: EditHeadersInput): Promise<ObjectRow | null>;
   /** Removes purged versions' rows and inline bytes (their blobs are already gone); returns the rows this call removed. */
   removePurged(bucketId: number, versions: StoredVersion[]): Promise<RemovedVersion[]>;
   /** A small file's bytes; undefined when there are none under that key. */
@@ -91,6 +98,16 @@ export interface ObjectWrites {
   reserveUpload(input: ReservationInput): Promise<ReservationRefusal | null>;
   /** Records a stored multipart part if it fits the cap, dropping the reservation that held it (repositories/multipart.ts). */
   recordPart(input: RecordPartInput): Promise<PartRecorded>;
+}
+
+export interface EditHeadersInput {
+  bucketId: number;
+  filename: string;
+  storageKey: string;
+  contentType: string;
+  /** Stored headers and user metadata (JSON); null: none. */
+  metadata: string | null;
+  updatedAt: string;
 }
 
 /** Why a write was refused; the domain turns it into the answer. */

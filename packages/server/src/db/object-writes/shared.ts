@@ -1,6 +1,6 @@
 /** The writes both dialects make the same way, through Kysely. */
 import type { Db } from '../schema.js';
-import type { RemovedVersion, StoredVersion } from '../repositories/objects.js';
+import { OBJECT_COLUMNS, type RemovedVersion, type StoredVersion } from '../repositories/objects.js';
 import { WriteRefused, type ObjectWrites } from './object-writes.js';
 
 export async function deleteInlineBytes(db: Db, storageKeys: string[]): Promise<void> {
@@ -39,6 +39,26 @@ export function deleteVersionWith(db: Db, lockBucket: (trx: Db, bucketId: number
         .execute();
       return old;
     });
+}
+
+/**
+ * One statement, so no transaction: it changes no count, and the version
+ * (storage key) it names is the one it rewrites or none. A bucket being
+ * deleted takes its files with it, so the rewrite asks that it is live.
+ */
+export function editHeadersWith(db: Db): ObjectWrites['editHeaders'] {
+  return async (input) => {
+    const row = await db
+      .updateTable('objects')
+      .set({ content_type: input.contentType, metadata: input.metadata, updated_at: input.updatedAt })
+      .where('bucket_id', '=', input.bucketId)
+      .where('filename', '=', input.filename)
+      .where('storage_key', '=', input.storageKey)
+      .where((eb) => eb.exists(eb.selectFrom('buckets').select('id').where('id', '=', input.bucketId).where('deleted_at', 'is', null)))
+      .returning(OBJECT_COLUMNS)
+      .executeTakeFirst();
+    return row ?? null;
+  };
 }
 
 export function removePurgedWith(db: Db): ObjectWrites['removePurged'] {

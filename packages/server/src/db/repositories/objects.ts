@@ -48,6 +48,12 @@ export function findObjectRow(db: Db, bucketId: number, filename: string): Promi
   return db.selectFrom('objects').select(OBJECT_COLUMNS).where('bucket_id', '=', bucketId).where('filename', '=', filename).executeTakeFirst();
 }
 
+/** The rows of those of `filenames` that exist, in byte order of their names. */
+export function findObjectRows(db: Db, bucketId: number, filenames: readonly string[]): Promise<ObjectRow[]> {
+  if (filenames.length === 0) return Promise.resolve([]);
+  return db.selectFrom('objects').select(OBJECT_COLUMNS).where('bucket_id', '=', bucketId).where('filename', 'in', filenames).orderBy('filename').execute();
+}
+
 /** A page of rows in byte order: names after `after`, or from `from` on (inclusive), that start with `prefix`. */
 export function listObjectRows(
   db: Db,
