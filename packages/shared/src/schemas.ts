@@ -334,12 +334,8 @@ export const EditFileBody = Type.Object(
     expires: storedHeader('Thu, 01 Jan 2030 00:00:00 GMT'),
   },
   {
-    additionalProperties: false,
-    minProperties: 1,
     errorMessage: {
       type: NOT_AN_OBJECT,
-      minProperties: 'Body must name at least one of metadata, content_type, cache_control, content_disposition, content_encoding, content_language, expires',
-      additionalProperties: 'Body may hold only metadata, content_type, cache_control, content_disposition, content_encoding, content_language and expires',
       properties: {
         metadata: 'metadata must be an object of text values',
         content_type: 'content_type must be a MIME type',
@@ -370,10 +366,8 @@ export const ZipBody = Type.Object(
     ),
   },
   {
-    additionalProperties: false,
     errorMessage: {
       type: NOT_AN_OBJECT,
-      additionalProperties: 'Body may hold only prefix, filenames and folders',
       properties: {
         prefix: 'prefix must be a folder name',
         filenames: `filenames must be a list of at most ${MAX_ZIP_FILENAMES} filenames`,

@@ -99,6 +99,9 @@ export async function editObjectMetadata(
   edit: EditFile & { content_type?: string },
   operation: string | null,
 ): Promise<FileDetails> {
+  if (edit.metadata === undefined && edit.content_type === undefined && STORED_HEADER_FIELDS.every((field) => edit[field] === undefined)) {
+    throw errors.validation(`Body must name at least one of metadata, content_type, ${STORED_HEADER_FIELDS.join(', ')}`);
+  }
   for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
     const current = await requireObject(ports, bucket, filename);
     const headers = editedHeaders(storedHeadersOf(current), edit);
