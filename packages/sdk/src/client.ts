@@ -13,6 +13,7 @@ import type { BucketId, CallOptions } from './call-options.js';
 import type { PailOptions } from './client-options.js';
 import type { BucketLimits, CreateBucketOptions, Visibility } from './bucket-options.js';
 import { download, fileMetadata, heldBody, writeToPath, type DownloadOptions, type FileMetadata } from './downloads.js';
+import { detailsPath, editRequest, zipRequest, type FileEdit, type ZipOptions } from './file-details.js';
 import type { FilePage, IterateFilesOptions, ListFilesOptions } from './file-listing.js';
 import { encodeFilenameForDelete } from './file-paths.js';
 import { createKeyBody, type CreateKeyOptions } from './keys.js';
@@ -31,6 +32,7 @@ import type {
   ApiKey,
   BucketObject,
   CreatedApiKey,
+  FileDetails,
   ListBucketsBody,
   ListFilesBody,
   ListUnfinishedUploadsBody,
@@ -215,6 +217,36 @@ export class Pail {
    */
   headFile(id: BucketId, filename: string, options: CallOptions = {}): Promise<FileMetadata> {
     return fileMetadata(this.transport, id, filename, options);
+  }
+
+  /** Size, type, ETag, times, url, the stored headers and the user metadata (S3's x-amz-meta-*). */
+  async fileDetails(id: BucketId, filename: string, options: CallOptions = {}): Promise<FileDetails> {
+    const body = await this.transport.json<{ data: FileDetails }>({ method: 'GET', path: detailsPath(id, filename), ...options });
+    return body.data;
+  }
+
+  /**
+   * Edits a file's user metadata (replaced whole; at most 2 KiB with the
+   * headers, as S3), type and stored headers; the bytes and ETag stay. Needs
+   * `write`. Resolves with the details as they are now.
+   */
+  async editFile(id: BucketId, filename: string, edit: FileEdit, options: CallOptions = {}): Promise<FileDetails> {
+    const body = await this.transport.json<{ data: FileDetails }>(editRequest(id, filename, edit, options));
+    return body.data;
+  }
+
+  /**
+   * A folder (`prefix`), the whole bucket, or a selection (`filenames`,
+   * `folders`) as one zip, streamed as the server writes it: files STORED,
+   * named relative to `prefix`. NotFoundError (FileNotFound) when it holds no file.
+   */
+  async zipStream(id: BucketId, options: ZipOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    return heldBody(await this.transport.send(zipRequest(id, options)));
+  }
+
+  /** The zip of `zipStream`, written to a path (Node only); a partial file is removed if it fails midway. Resolves with the bytes written. */
+  async zipToPath(id: BucketId, path: string, options: ZipOptions = {}): Promise<number> {
+    return writeToPath(await this.zipStream(id, options), path);
   }
 
   async deleteFile(id: BucketId, filename: string, options: CallOptions = {}): Promise<void> {

@@ -10,6 +10,7 @@ export type {
   BucketObject,
   CreatedApiKey,
   ErrorCode,
+  FileDetails,
   Permission,
   SignedUrl,
   StorageBucket,
@@ -24,6 +25,7 @@ export type { FilePage, FileSort, IterateFilesOptions, ListFilesOptions, SortOrd
 export type { ListUnfinishedUploadsOptions, UnfinishedUploads, UploadOptions } from './uploads.js';
 export type { ByteRange, DownloadOptions, FileMetadata } from './downloads.js';
 export type { SignedUrlOptions } from './signed-urls.js';
+export type { FileEdit, ZipOptions } from './file-details.js';
 export type { CreateKeyOptions } from './keys.js';
 export type { ResumableBody, ResumableUploadOptions, ResumableUploadResult } from './resumable.js';
 export {

@@ -9,6 +9,7 @@ export type {
   BucketObject,
   CreatedApiKey,
   ErrorCode,
+  FileDetails,
   ListBucketsResponse as ListBucketsBody,
   ListFilesResponse as ListFilesBody,
   ListUnfinishedUploadsResponse as ListUnfinishedUploadsBody,
