@@ -7,6 +7,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
+import { registerFileCommands } from './commands/files.js';
 import { registerGcCommand } from './commands/gc.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerMigrateCommand } from './commands/migrate.js';
@@ -61,6 +62,7 @@ export function buildProgram(io: CliIo): Command {
   registerUserCommands(program, cli);
   registerKeyCommands(program, cli);
   registerUploadCommands(program, cli);
+  registerFileCommands(program, cli);
   registerGcCommand(program, cli);
   return program;
 }

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginUpload, storePart } from '../../server/src/domain/multipart.js';
 import { createResumableUpload, newResumableId } from '../../server/src/domain/resumable-uploads.js';
 import { freePort, startTestServer, type TestServer } from '../../server/test/helpers/server.js';
+import { unzip } from '../../server/test/helpers/unzip.js';
 import { runCli } from '../src/run.js';
 
 const BIN = fileURLToPath(new URL('../bin/pail.js', import.meta.url));
@@ -457,6 +458,72 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
     const me = await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${await tokenOf('held@example.com', 'held-pass')}` } });
     expect(((await me.json()) as { data: { storage_held_bytes: number } }).data.storage_held_bytes).toBe(0);
     expect((await pail(dataDir, ['uploads', 'cancel', 'held@example.com', 'other', id])).code).toBe(2);
+  });
+
+  it('files info shows details, set-metadata edits them (the running server sees it at once), files zip writes a folder', async () => {
+    await ok(dataDir, ['users', 'create', 'files@example.com', '--password', 'files-pass']);
+    const auth = { authorization: `Bearer ${await tokenOf('files@example.com', 'files-pass')}` };
+    const created = await fetch(`${server.url}/api/buckets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify({ name: 'cli-files' }),
+    });
+    const bucketId = ((await created.json()) as { data: { id: number } }).data.id;
+    for (const name of ['docs/a.txt', 'docs/deep/b.txt', 'top.txt']) {
+      const put = await fetch(`${server.url}/api/buckets/${bucketId}/files/${name}`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'text/plain' },
+        body: `bytes of ${name}`,
+      });
+      expect(put.status).toBe(201);
+    }
+    const download = () => fetch(`${server.url}/api/buckets/${bucketId}/files/docs/a.txt`, { headers: auth });
+    expect((await download()).headers.get('content-type')).toBe('text/plain');
+
+    const info = await ok(dataDir, ['files', 'info', 'files@example.com', 'cli-files', 'docs/a.txt']);
+    expect(info).toMatch(/^File\s+docs\/a\.txt\nSize\s+19 bytes \(19 bytes\)\nType\s+text\/plain\nETag\s+\S+\n/);
+    expect(
+      await ok(dataDir, [
+        'files',
+        'set-metadata',
+        'files@example.com',
+        String(bucketId),
+        'docs/a.txt',
+        '--meta',
+        'author=ada',
+        '--meta',
+        'stage=draft',
+        '--content-type',
+        'text/markdown',
+        '--cache-control',
+        'max-age=5',
+      ]),
+    ).toBe('Updated docs/a.txt: text/markdown, 2 metadata entries.\n');
+    // The server had the file's row cached: the CLI's edit reaches it through the cache epoch.
+    const after = await download();
+    expect(after.headers.get('content-type')).toBe('text/markdown');
+    expect(await after.text()).toBe('bytes of docs/a.txt');
+    const details = JSON.parse(await ok(dataDir, ['files', 'info', 'files@example.com', 'cli-files', 'docs/a.txt', '--json'])) as Record<string, unknown>;
+    expect(details).toMatchObject({ metadata: { author: 'ada', stage: 'draft' }, cache_control: 'max-age=5', content_type: 'text/markdown' });
+    expect(await ok(dataDir, ['files', 'set-metadata', 'files@example.com', 'cli-files', 'docs/a.txt', '--clear-meta', '--cache-control', ''])).toBe(
+      'Updated docs/a.txt: text/markdown, 0 metadata entries.\n',
+    );
+    expect(await fails(dataDir, ['files', 'set-metadata', 'files@example.com', 'cli-files', 'docs/a.txt', '--meta', `big=${'x'.repeat(3000)}`])).toMatch(
+      /^Metadata too large/,
+    );
+
+    const zip = path.join(path.dirname(dataDir), 'docs.zip');
+    expect(await ok(dataDir, ['files', 'zip', 'files@example.com', 'cli-files', 'docs/', '-o', zip])).toMatch(/^Wrote .*docs\.zip \(\d+ bytes\)\.\n$/);
+    const entries = await unzip(zip, true);
+    expect(entries.map((entry) => [entry.name, entry.bytes!.toString()])).toEqual([
+      ['a.txt', 'bytes of docs/a.txt'],
+      ['deep/b.txt', 'bytes of docs/deep/b.txt'],
+    ]);
+    await ok(dataDir, ['files', 'zip', 'files@example.com', 'cli-files', '--file', 'top.txt', '-o', zip]);
+    expect((await unzip(zip)).map((entry) => entry.name)).toEqual(['top.txt']);
+    expect(await fails(dataDir, ['files', 'zip', 'files@example.com', 'cli-files', 'nothing/', '-o', zip])).toMatch(/^Nothing to zip/);
+    expect(await fails(dataDir, ['files', 'info', 'files@example.com', 'no-such-bucket', 'a.txt'])).toBe('Bucket not found');
+    expect(await fails(dataDir, ['files', 'info', 'files@example.com', 'cli-files', 'missing.txt'])).toBe('File not found');
   });
 
   it("does not revoke another user's key", async () => {

@@ -16,3 +16,8 @@ export { AppError } from './domain/errors.js';
 export { collectGarbage } from './domain/garbage-collection.js';
 export { expireMultipartUploads } from './domain/multipart-expiry.js';
 export { expireResumableUploads, RESUMABLE_IDLE_SECONDS } from './domain/resumable-uploads.js';
+export { getOwnBucket, getOwnBucketByName } from './domain/buckets.js';
+export { requireObject, parseFilename } from './domain/objects.js';
+export { editObjectMetadata, fileDetails } from './domain/object-metadata.js';
+export { startZip } from './domain/zip-archives.js';
+export { folderZip, selectionZip } from './domain/zip-selection.js';

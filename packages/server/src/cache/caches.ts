@@ -91,8 +91,10 @@ export class Caches {
     const local = kind === 'keys' ? this.keyOwners : kind === 'objects' ? this.objects : this.bucketRules;
     local?.distrust();
     if (kind === 'buckets') this.bucketsByName?.distrust();
-    // Key and plan changes can come from the CLI, a process with no caches of its own.
-    const announced = kind === 'keys' && this.options.db ? moveCacheEpoch(this.options.db) : undefined;
+    // Key and plan changes can come from the CLI, a process with no caches of its own; in the CLI (it serves
+    // nothing, so it watches no epoch) any change is announced so, since a server on the same SQLite file caches it.
+    const fromCli = this.options.committedElsewhere === null;
+    const announced = (kind === 'keys' || fromCli) && this.options.db ? moveCacheEpoch(this.options.db) : undefined;
     const shared = this.options.shared;
     return shared ? this.share(shared, kind, local, announced) : announced;
   }

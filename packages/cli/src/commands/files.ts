@@ -1,0 +1,158 @@
+/**
+ * `pail files info|set-metadata|zip`: a user's file details, their edit and
+ * zips of folders or selections, through the server's own functions, as
+ * GET …/details/<file>, PATCH …/files/<file> and GET/POST …/zip do. A bucket
+ * is named by its id or its name.
+ */
+import { formatBytes, type EditFile } from '@pail/shared';
+import { InvalidArgumentError, type Command } from 'commander';
+import { createWriteStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { type Cli, type Context, requireUser, server, withDatabase } from '../context.js';
+import { formatTime } from '../output.js';
+
+/** `--meta name=value`, repeated. */
+function collectMeta(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const at = value.indexOf('=');
+  if (at < 1) throw new InvalidArgumentError('must be name=value.');
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The owner's bucket, by id or by name. */
+async function ownBucket(ctx: Context, email: string, bucket: string) {
+  const { getOwnBucket, getOwnBucketByName, operatorFor } = await server();
+  const owner = await requireUser(ctx.db, email);
+  const found = /^\d+$/.test(bucket)
+    ? await getOwnBucket(ctx.db, owner.id, bucket)
+    : await getOwnBucketByName(ctx.db, operatorFor(owner), bucket, 'readObject');
+  return { owner, bucket: found };
+}
+
+interface MetadataOptions {
+  meta?: Record<string, string>;
+  clearMeta?: boolean;
+  contentType?: string;
+  cacheControl?: string;
+  contentDisposition?: string;
+  contentEncoding?: string;
+  contentLanguage?: string;
+  expires?: string;
+}
+
+/** A header option: a value sets it, '' clears it, absent keeps it. */
+const header = (value: string | undefined) => (value === undefined ? undefined : value === '' ? null : value);
+
+function editOf(options: MetadataOptions): EditFile {
+  const edit: EditFile = {};
+  if (options.meta !== undefined || options.clearMeta) edit.metadata = options.meta ?? {};
+  if (options.contentType !== undefined) edit.content_type = options.contentType;
+  const headers = {
+    cache_control: header(options.cacheControl),
+    content_disposition: header(options.contentDisposition),
+    content_encoding: header(options.contentEncoding),
+    content_language: header(options.contentLanguage),
+    expires: header(options.expires),
+  };
+  for (const [field, value] of Object.entries(headers)) if (value !== undefined) edit[field as keyof typeof headers] = value;
+  return edit;
+}
+
+export function registerFileCommands(program: Command, { io, out }: Cli): void {
+  const files = program
+    .command('files')
+    .description("a user's files: details and metadata, and zips of folders")
+    .addHelpText('after', '\nRun "pail files <command> --help" for the options of each command.');
+
+  files
+    .command('info')
+    .description("a file's size, type, ETag, times, url, stored headers and user metadata")
+    .argument('<email>', "the owner's email address")
+    .argument('<bucket>', 'the bucket, by id or name')
+    .argument('<file>', 'the filename')
+    .option('--json', 'print JSON (the same object as GET …/details/<file>)')
+    .addHelpText('after', '\nExample:\n  $ pail files info alice@example.com photos 2024/cat.jpg')
+    .action(async (email: string, bucketName: string, file: string, options: { json?: boolean }) => {
+      const { fileDetails, parseFilename, requireObject } = await server();
+      const details = await withDatabase(io, async (ctx) => {
+        const { bucket } = await ownBucket(ctx, email, bucketName);
+        const storage = await ctx.openStorage();
+        return fileDetails(storage.storageHost, bucket, await requireObject(ctx, bucket, parseFilename(file)));
+      });
+      if (options.json) return out.printJson(details);
+      const rows: [string, string][] = [
+        ['File', details.filename],
+        ['Size', `${formatBytes(details.size)} (${details.size} bytes)`],
+        ['Type', details.content_type],
+        ['ETag', details.etag],
+        ['Created', formatTime(details.created_at)],
+        ['Modified', formatTime(details.updated_at)],
+        ['URL', details.url],
+        ...(['cache_control', 'content_disposition', 'content_encoding', 'content_language', 'expires'] as const)
+          .filter((field) => details[field] !== null)
+          .map((field) => [field, details[field]!] as [string, string]),
+        ...Object.entries(details.metadata).map(([name, value]) => [`meta ${name}`, value] as [string, string]),
+      ];
+      const width = Math.max(...rows.map(([name]) => name.length));
+      for (const [name, value] of rows) out.print(`${name.padEnd(width)}  ${value}`);
+    });
+
+  files
+    .command('set-metadata')
+    .description("edit a file's user metadata (replaced whole by --meta), type and stored headers; the bytes stay")
+    .argument('<email>', "the owner's email address")
+    .argument('<bucket>', 'the bucket, by id or name')
+    .argument('<file>', 'the filename')
+    .option('--meta <name=value>', 'user metadata (x-amz-meta-<name>); repeat it; together they replace all there was', collectMeta)
+    .option('--clear-meta', 'remove all user metadata')
+    .option('--content-type <type>', 'the MIME type')
+    .option('--cache-control <value>', "Cache-Control ('' clears it)")
+    .option('--content-disposition <value>', "Content-Disposition ('' clears it)")
+    .option('--content-encoding <value>', "Content-Encoding ('' clears it)")
+    .option('--content-language <value>', "Content-Language ('' clears it)")
+    .option('--expires <value>', "Expires ('' clears it)")
+    .option('--json', 'print the details after the edit as JSON')
+    .addHelpText('after', '\nExample:\n  $ pail files set-metadata alice@example.com photos cat.jpg --meta author=ada --cache-control "max-age=3600"')
+    .action(async (email: string, bucketName: string, file: string, options: MetadataOptions & { json?: boolean }) => {
+      const { editObjectMetadata, parseFilename } = await server();
+      const details = await withDatabase(io, async (ctx) => {
+        const { bucket } = await ownBucket(ctx, email, bucketName);
+        return editObjectMetadata(await ctx.openStorage(), bucket, parseFilename(file), editOf(options), 'cli');
+      });
+      if (options.json) return out.printJson(details);
+      const count = Object.keys(details.metadata).length;
+      out.print(`Updated ${details.filename}: ${details.content_type}, ${count === 1 ? '1 metadata entry' : `${count} metadata entries`}.`);
+    });
+
+  files
+    .command('zip')
+    .description('write a folder (or the whole bucket, or a selection) as one zip, streamed')
+    .argument('<email>', "the owner's email address")
+    .argument('<bucket>', 'the bucket, by id or name')
+    .argument('[prefix]', 'the folder (entries are named relative to it); absent: the whole bucket')
+    .requiredOption('-o, --output <path>', 'the zip file to write')
+    .option('--file <name>', 'zip this file of the folder (repeat it); with --folder, a selection', collect)
+    .option('--folder <name>', 'zip this folder of the folder (repeat it)', collect)
+    .addHelpText('after', '\nExamples:\n  $ pail files zip alice@example.com photos 2024/ -o 2024.zip\n  $ pail files zip alice@example.com photos -o all.zip')
+    .action(async (email: string, bucketName: string, prefix: string | undefined, options: { output: string; file?: string[]; folder?: string[] }) => {
+      const { folderZip, selectionZip, startZip } = await server();
+      const written = await withDatabase(io, async (ctx) => {
+        const { bucket } = await ownBucket(ctx, email, bucketName);
+        const plan =
+          options.file === undefined && options.folder === undefined
+            ? folderZip(ctx.db, bucket, prefix)
+            : selectionZip(ctx.db, bucket, { ...(prefix === undefined ? {} : { prefix }), filenames: options.file ?? [], folders: options.folder ?? [] });
+        const archive = await startZip(await ctx.openStorage(), plan);
+        try {
+          await pipeline(archive.stream, createWriteStream(options.output));
+        } catch (error) {
+          await rm(options.output, { force: true });
+          throw error;
+        }
+        return (await stat(options.output)).size;
+      });
+      out.print(`Wrote ${options.output} (${formatBytes(written)}).`);
+    });
+}
