@@ -127,8 +127,9 @@ export class Caches {
         if (event.replaced !== null) this.bytes.forget(event.replaced);
         return this.changed('objects');
       case 'object-removed':
-        this.bytes.forget(event.storageKey);
-        return event.cause === 'deleted' ? this.changed('objects') : undefined;
+        // A moved version's bytes are still served, under its new name.
+        if (event.cause !== 'moved') this.bytes.forget(event.storageKey);
+        return event.cause === 'bucket-deleted' ? undefined : this.changed('objects');
       case 'bucket-removed':
         // Its name may now be another bucket's.
         return bothChanged(this.changed('objects'), this.changed('buckets'));
