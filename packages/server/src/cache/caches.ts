@@ -91,8 +91,9 @@ export class Caches {
     const local = kind === 'keys' ? this.keyOwners : kind === 'objects' ? this.objects : this.bucketRules;
     local?.distrust();
     if (kind === 'buckets') this.bucketsByName?.distrust();
-    // Key and plan changes can come from the CLI, a process with no caches of its own.
-    const announced = kind === 'keys' && this.options.db ? moveCacheEpoch(this.options.db) : undefined;
+    // Key and plan changes can come from the CLI, a process with no caches of its own; so can moves and
+    // deletions of files (`pail files`): a process that keeps no lookups announces every change it makes.
+    const announced = this.options.db && (kind === 'keys' || !this.options.keepLookups) ? moveCacheEpoch(this.options.db) : undefined;
     const shared = this.options.shared;
     return shared ? this.share(shared, kind, local, announced) : announced;
   }
