@@ -191,6 +191,13 @@ describe.each(['developer', 'client'] as const)('moving files on the %s API', (a
     expect(await counts(a.id)).toEqual({ object_count: 0, total_bytes: 0 });
     expect(await counts(b.id)).toEqual({ object_count: 1, total_bytes: 4 });
     expect(await used()).toBe(usedBefore - 'old version, longer'.length);
+
+    // Within one bucket: the overwritten file leaves its count and bytes.
+    await put(b.id, 'other.txt', 'xyz');
+    expect((await move(api, b.id, { from: 'other.txt', to: 'old.txt', overwrite: true })).status).toBe(200);
+    expect(await names(b.id)).toEqual(['old.txt']);
+    expect(await counts(b.id)).toEqual({ object_count: 1, total_bytes: 3 });
+    expect(await used()).toBe(usedBefore - 'old version, longer'.length + 'xyz'.length - 'new!'.length);
   });
 
   it('deletes a folder with everything in it in one request: 200 with how many, the counts and usage exact', async () => {
