@@ -7,6 +7,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
+import { registerFileCommands } from './commands/files.js';
 import { registerGcCommand } from './commands/gc.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerMigrateCommand } from './commands/migrate.js';
@@ -36,7 +37,7 @@ const helpWidth = (stream: Terminal) => (stream.isTTY && stream.columns ? stream
 export function buildProgram(io: CliIo): Command {
   const cli: Cli = { io, out: outputTo(io.stdout) };
   const program = new Command('pail')
-    .description('Operate a Pail server: users, plans, API keys, unfinished uploads, migrations, garbage collection, and the server itself.')
+    .description('Operate a Pail server: users, plans, API keys, unfinished uploads, files and folders, migrations, garbage collection, and the server itself.')
     .version(version(), '-V, --version', 'print the version')
     .helpCommand('help [command]', 'show help for a command')
     // Settings made here are inherited by every subcommand created below.
@@ -61,6 +62,7 @@ export function buildProgram(io: CliIo): Command {
   registerUserCommands(program, cli);
   registerKeyCommands(program, cli);
   registerUploadCommands(program, cli);
+  registerFileCommands(program, cli);
   registerGcCommand(program, cli);
   return program;
 }

@@ -14,8 +14,9 @@ import type { PailOptions } from './client-options.js';
 import type { BucketLimits, CreateBucketOptions, Visibility } from './bucket-options.js';
 import { download, fileMetadata, heldBody, writeToPath, type DownloadOptions, type FileMetadata } from './downloads.js';
 import type { FilePage, IterateFilesOptions, ListFilesOptions } from './file-listing.js';
-import { encodeFilenameForDelete } from './file-paths.js';
+import { encodeFilename, encodeFilenameForDelete } from './file-paths.js';
 import { createKeyBody, type CreateKeyOptions } from './keys.js';
+import { folderName, moveBody, type MoveOptions } from './moves.js';
 import { bucketSegment, filePath } from './request-paths.js';
 import {
   terminateUpload,
@@ -31,9 +32,11 @@ import type {
   ApiKey,
   BucketObject,
   CreatedApiKey,
+  DeleteFolderResult,
   ListBucketsBody,
   ListFilesBody,
   ListUnfinishedUploadsBody,
+  MoveResult,
   SignedUrl,
   StorageBucket,
   UnfinishedUpload,
@@ -219,6 +222,48 @@ export class Pail {
 
   async deleteFile(id: BucketId, filename: string, options: CallOptions = {}): Promise<void> {
     await this.transport.json({ method: 'DELETE', path: `/${bucketSegment(id)}/files/${encodeFilenameForDelete(filename)}`, ...options });
+  }
+
+  /**
+   * Moves or renames a file, within the bucket or into another of yours
+   * (`toBucket`). Its bytes, type, metadata and ETag go with it; the old name
+   * is gone at once, and nothing is copied. A name ending in `/` is a folder:
+   * see moveFolder. A name taken throws FileExistsError unless `overwrite`.
+   */
+  async moveFile(id: BucketId, from: string, to: string, options: MoveOptions = {}): Promise<MoveResult> {
+    const body = await this.transport.json<{ data: MoveResult }>({
+      method: 'POST',
+      path: `/${bucketSegment(id)}/move`,
+      json: moveBody(from, to, options),
+      signal: options.signal,
+    });
+    return body.data;
+  }
+
+  /**
+   * Moves or renames a folder with every file in it (`photos/` to
+   * `albums/2026/`; a missing trailing `/` is added). Every file is checked
+   * first (its new name, the target bucket's limits, names taken), so a
+   * refusal moves nothing; then each file moves on its own, so if the call
+   * is cut off, calling it again moves the rest (`moved` counts the files
+   * this call moved: 0 when none was left).
+   */
+  moveFolder(id: BucketId, from: string, to: string, options: MoveOptions = {}): Promise<MoveResult> {
+    return this.moveFile(id, folderName(from), folderName(to), options);
+  }
+
+  /**
+   * Deletes a folder (`photos/2026/`, the trailing `/` optional) and every
+   * file in it, its subfolders' too. Resolves with how many files this call
+   * deleted (0 when nothing was left). Needs `delete`.
+   */
+  async deleteFolder(id: BucketId, folder: string, options: CallOptions = {}): Promise<DeleteFolderResult> {
+    const body = await this.transport.json<{ data: DeleteFolderResult }>({
+      method: 'DELETE',
+      path: `/${bucketSegment(id)}/folders/${encodeFilename(folderName(folder))}`,
+      ...options,
+    });
+    return body.data;
   }
 
   // ------------------------------------------------------------ signed urls

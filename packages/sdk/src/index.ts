@@ -9,7 +9,9 @@ export type {
   ApiKey,
   BucketObject,
   CreatedApiKey,
+  DeleteFolderResult,
   ErrorCode,
+  MoveResult,
   Permission,
   SignedUrl,
   StorageBucket,
@@ -25,11 +27,13 @@ export type { ListUnfinishedUploadsOptions, UnfinishedUploads, UploadOptions } f
 export type { ByteRange, DownloadOptions, FileMetadata } from './downloads.js';
 export type { SignedUrlOptions } from './signed-urls.js';
 export type { CreateKeyOptions } from './keys.js';
+export type { MoveOptions } from './moves.js';
 export type { ResumableBody, ResumableUploadOptions, ResumableUploadResult } from './resumable.js';
 export {
   ApiKeyNotFoundError,
   BucketNameTakenError,
   BucketNotFoundError,
+  FileExistsError,
   FileNotFoundError,
   ForbiddenError,
   NotFoundError,

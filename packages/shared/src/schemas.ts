@@ -44,6 +44,27 @@ export type BucketObject = Static<typeof BucketObjectSchema>;
 export const UploadResultSchema = Type.Object({ filename: Type.String(), size: Type.Integer(), updated: Type.Boolean() }, { title: 'UploadResult' });
 export type UploadResult = Static<typeof UploadResultSchema>;
 
+export const MoveResultSchema = Type.Object(
+  {
+    moved: Type.Integer({ description: 'Files moved by this request (a folder: each file under it and its marker; 0 when nothing was left to move)' }),
+    bucket_id: Type.Integer({ description: 'The bucket moved from' }),
+    from: Type.String(),
+    to_bucket_id: Type.Integer({ description: 'The bucket moved to (bucket_id when within one bucket)' }),
+    to: Type.String(),
+  },
+  { title: 'MoveResult' },
+);
+export type MoveResult = Static<typeof MoveResultSchema>;
+
+export const DeleteFolderResultSchema = Type.Object(
+  {
+    deleted: Type.Integer({ description: 'Files deleted by this request: each file under the folder and its marker (0 when none was left)' }),
+    prefix: Type.String({ description: 'The folder, ending in /' }),
+  },
+  { title: 'DeleteFolderResult' },
+);
+export type DeleteFolderResult = Static<typeof DeleteFolderResultSchema>;
+
 export const UserSchema = Type.Object(
   {
     id: Type.Integer(),
@@ -274,6 +295,28 @@ export const SignedUrlBody = Type.Object(
         expires_in: 'expires_in must be a whole number of seconds from 1 to 604800',
         content_type: 'content_type must be a MIME type',
         max_bytes: 'max_bytes must be a whole number of bytes',
+      },
+    },
+  },
+);
+
+/** A move or rename of a file, or of a folder (`from` ending in `/`) with everything in it. */
+export const MoveBody = Type.Object(
+  {
+    from: Type.String({ description: 'The file, or the folder (ending in /), to move', examples: ['docs/report.pdf'] }),
+    to: Type.String({ description: 'Its new name (a folder: ending in /)', examples: ['archive/report-2026.pdf'] }),
+    to_bucket_id: Type.Optional(Type.Integer({ minimum: 1, description: "Another of the owner's buckets to move into; absent: the same bucket" })),
+    overwrite: Type.Optional(Type.Boolean({ description: 'Replace files already at the new names; absent or false: 409 FileExists' })),
+  },
+  {
+    errorMessage: {
+      type: NOT_AN_OBJECT,
+      required: { from: 'from is required: the file (or folder, ending in /) to move', to: 'to is required: the new name' },
+      properties: {
+        from: 'from must be a string',
+        to: 'to must be a string',
+        to_bucket_id: 'to_bucket_id must be a bucket id',
+        overwrite: 'overwrite must be true or false',
       },
     },
   },

@@ -91,8 +91,9 @@ export class Caches {
     const local = kind === 'keys' ? this.keyOwners : kind === 'objects' ? this.objects : this.bucketRules;
     local?.distrust();
     if (kind === 'buckets') this.bucketsByName?.distrust();
-    // Key and plan changes can come from the CLI, a process with no caches of its own.
-    const announced = kind === 'keys' && this.options.db ? moveCacheEpoch(this.options.db) : undefined;
+    // Key and plan changes can come from the CLI, a process with no caches of its own; so can moves and
+    // deletions of files (`pail files`): a process that keeps no lookups announces every change it makes.
+    const announced = this.options.db && (kind === 'keys' || !this.options.keepLookups) ? moveCacheEpoch(this.options.db) : undefined;
     const shared = this.options.shared;
     return shared ? this.share(shared, kind, local, announced) : announced;
   }
@@ -127,8 +128,9 @@ export class Caches {
         if (event.replaced !== null) this.bytes.forget(event.replaced);
         return this.changed('objects');
       case 'object-removed':
-        this.bytes.forget(event.storageKey);
-        return event.cause === 'deleted' ? this.changed('objects') : undefined;
+        // A moved version's bytes are still served, under its new name.
+        if (event.cause !== 'moved') this.bytes.forget(event.storageKey);
+        return event.cause === 'bucket-deleted' ? undefined : this.changed('objects');
       case 'bucket-removed':
         // Its name may now be another bucket's.
         return bothChanged(this.changed('objects'), this.changed('buckets'));
