@@ -37,7 +37,7 @@ const helpWidth = (stream: Terminal) => (stream.isTTY && stream.columns ? stream
 export function buildProgram(io: CliIo): Command {
   const cli: Cli = { io, out: outputTo(io.stdout) };
   const program = new Command('pail')
-    .description('Operate a Pail server: users, plans, API keys, unfinished uploads, migrations, garbage collection, and the server itself.')
+    .description('Operate a Pail server: users, plans, API keys, unfinished uploads, files and folders, migrations, garbage collection, and the server itself.')
     .version(version(), '-V, --version', 'print the version')
     .helpCommand('help [command]', 'show help for a command')
     // Settings made here are inherited by every subcommand created below.

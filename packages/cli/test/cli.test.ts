@@ -526,6 +526,64 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
     expect(await fails(dataDir, ['files', 'info', 'files@example.com', 'cli-files', 'missing.txt'])).toBe('File not found');
   });
 
+  it('files move renames and moves files and folders, and files delete-folder deletes one, as the running server then serves', async () => {
+    await ok(dataDir, ['users', 'create', 'mover@example.com', '--password', 'mover-pass']);
+    const auth = { authorization: `Bearer ${await tokenOf('mover@example.com', 'mover-pass')}` };
+    const bucketNamed = async (name: string) => {
+      const created = await fetch(`${server.url}/api/buckets`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      });
+      return ((await created.json()) as { data: { id: number } }).data.id;
+    };
+    const a = await bucketNamed('mover-a');
+    const b = await bucketNamed('mover-b');
+    for (const name of ['draft.txt', 'docs/one.txt', 'docs/sub/two.txt', 'tmp/x.txt', 'tmp/y.txt']) {
+      expect((await fetch(`${server.url}/api/buckets/${a}/files/${name}`, { method: 'PUT', headers: auth, body: name })).status).toBe(201);
+    }
+    const read = (bucket: number, name: string) => fetch(`${server.url}/api/buckets/${bucket}/files/${name}`, { headers: auth });
+    // Read once, so the running server holds the file in its cache before the CLI moves it.
+    expect(await (await read(a, 'draft.txt')).text()).toBe('draft.txt');
+
+    expect(await ok(dataDir, ['files', 'move', 'mover@example.com', String(a), 'draft.txt', 'final.txt'])).toBe('Moved 1 file from draft.txt to final.txt.\n');
+    expect((await read(a, 'draft.txt')).status).toBe(404);
+    expect(await (await read(a, 'final.txt')).text()).toBe('draft.txt');
+    expect(await ok(dataDir, ['files', 'move', 'mover@example.com', String(a), 'docs/', 'archive/docs/', '--to-bucket', String(b)])).toBe(
+      `Moved 2 files from docs/ to archive/docs/ in bucket ${b}.\n`,
+    );
+    expect(await (await read(b, 'archive/docs/sub/two.txt')).text()).toBe('docs/sub/two.txt');
+    expect(
+      JSON.parse(await ok(dataDir, ['files', 'move', 'mover@example.com', String(a), 'docs/', 'archive/docs/', '--to-bucket', String(b), '--json'])),
+    ).toEqual({
+      moved: 0,
+      bucket_id: a,
+      from: 'docs/',
+      to_bucket_id: b,
+      to: 'archive/docs/',
+    });
+
+    await ok(dataDir, ['files', 'move', 'mover@example.com', String(b), 'archive/docs/one.txt', 'taken.txt']);
+    expect(await fails(dataDir, ['files', 'move', 'mover@example.com', String(a), 'final.txt', 'taken.txt', '--to-bucket', String(b)])).toBe(
+      'A file named taken.txt is there already; move with overwrite: true to replace it',
+    );
+    await ok(dataDir, ['files', 'move', 'mover@example.com', String(a), 'final.txt', 'taken.txt', '--to-bucket', String(b), '--overwrite']);
+    expect(await (await read(b, 'taken.txt')).text()).toBe('draft.txt');
+    expect(await fails(dataDir, ['files', 'move', 'mover@example.com', String(a), 'nothing.txt', 'x.txt'])).toBe('File not found');
+    await ok(dataDir, ['users', 'create', 'not-the-owner@example.com', '--password', 'other-pass']);
+    expect(await fails(dataDir, ['files', 'move', 'not-the-owner@example.com', String(a), 'tmp/x.txt', 'x.txt'])).toBe('Bucket not found');
+
+    expect(await ok(dataDir, ['files', 'delete-folder', 'mover@example.com', String(a), 'tmp'])).toBe('Deleted 2 files in tmp/.\n');
+    expect(JSON.parse(await ok(dataDir, ['files', 'delete-folder', 'mover@example.com', String(a), 'tmp/', '--json']))).toEqual({ deleted: 0, prefix: 'tmp/' });
+    const bucketA = await fetch(`${server.url}/api/buckets/${a}`, { headers: auth });
+    expect(((await bucketA.json()) as { data: { object_count: number; total_bytes: number } }).data).toMatchObject({ object_count: 0, total_bytes: 0 });
+    const bucketB = await fetch(`${server.url}/api/buckets/${b}`, { headers: auth });
+    expect(((await bucketB.json()) as { data: { object_count: number; total_bytes: number } }).data).toMatchObject({
+      object_count: 2,
+      total_bytes: 'docs/sub/two.txt'.length + 'draft.txt'.length,
+    });
+  });
+
   it("does not revoke another user's key", async () => {
     const out = await ok(dataDir, ['keys', 'create', 'pro@example.com', '--json']);
     const created = JSON.parse(out) as { id: number; key: string };

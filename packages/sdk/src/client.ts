@@ -7,7 +7,7 @@
  * as a bearer token; requests to signed urls carry no credential at all.
  * Each call's options are declared beside the code that turns them into a
  * request: bucket-options.ts, file-listing.ts, uploads.ts, downloads.ts,
- * signed-urls.ts, keys.ts, resumable.ts.
+ * signed-urls.ts, keys.ts, resumable.ts, file-details.ts, moves.ts.
  */
 import type { BucketId, CallOptions } from './call-options.js';
 import type { PailOptions } from './client-options.js';
@@ -15,8 +15,9 @@ import type { BucketLimits, CreateBucketOptions, Visibility } from './bucket-opt
 import { download, fileMetadata, heldBody, writeToPath, type DownloadOptions, type FileMetadata } from './downloads.js';
 import { detailsPath, editRequest, zipRequest, type FileEdit, type ZipOptions } from './file-details.js';
 import type { FilePage, IterateFilesOptions, ListFilesOptions } from './file-listing.js';
-import { encodeFilenameForDelete } from './file-paths.js';
+import { encodeFilename, encodeFilenameForDelete } from './file-paths.js';
 import { createKeyBody, type CreateKeyOptions } from './keys.js';
+import { folderName, moveBody, type MoveOptions } from './moves.js';
 import { bucketSegment, filePath } from './request-paths.js';
 import {
   terminateUpload,
@@ -32,10 +33,12 @@ import type {
   ApiKey,
   BucketObject,
   CreatedApiKey,
+  DeleteFolderResult,
   FileDetails,
   ListBucketsBody,
   ListFilesBody,
   ListUnfinishedUploadsBody,
+  MoveResult,
   SignedUrl,
   StorageBucket,
   UnfinishedUpload,
@@ -251,6 +254,48 @@ export class Pail {
 
   async deleteFile(id: BucketId, filename: string, options: CallOptions = {}): Promise<void> {
     await this.transport.json({ method: 'DELETE', path: `/${bucketSegment(id)}/files/${encodeFilenameForDelete(filename)}`, ...options });
+  }
+
+  /**
+   * Moves or renames a file, within the bucket or into another of yours
+   * (`toBucket`). Its bytes, type, metadata and ETag go with it; the old name
+   * is gone at once, and nothing is copied. A name ending in `/` is a folder:
+   * see moveFolder. A name taken throws FileExistsError unless `overwrite`.
+   */
+  async moveFile(id: BucketId, from: string, to: string, options: MoveOptions = {}): Promise<MoveResult> {
+    const body = await this.transport.json<{ data: MoveResult }>({
+      method: 'POST',
+      path: `/${bucketSegment(id)}/move`,
+      json: moveBody(from, to, options),
+      signal: options.signal,
+    });
+    return body.data;
+  }
+
+  /**
+   * Moves or renames a folder with every file in it (`photos/` to
+   * `albums/2026/`; a missing trailing `/` is added). Every file is checked
+   * first (its new name, the target bucket's limits, names taken), so a
+   * refusal moves nothing; then each file moves on its own, so if the call
+   * is cut off, calling it again moves the rest (`moved` counts the files
+   * this call moved: 0 when none was left).
+   */
+  moveFolder(id: BucketId, from: string, to: string, options: MoveOptions = {}): Promise<MoveResult> {
+    return this.moveFile(id, folderName(from), folderName(to), options);
+  }
+
+  /**
+   * Deletes a folder (`photos/2026/`, the trailing `/` optional) and every
+   * file in it, its subfolders' too. Resolves with how many files this call
+   * deleted (0 when nothing was left). Needs `delete`.
+   */
+  async deleteFolder(id: BucketId, folder: string, options: CallOptions = {}): Promise<DeleteFolderResult> {
+    const body = await this.transport.json<{ data: DeleteFolderResult }>({
+      method: 'DELETE',
+      path: `/${bucketSegment(id)}/folders/${encodeFilename(folderName(folder))}`,
+      ...options,
+    });
+    return body.data;
   }
 
   // ------------------------------------------------------------ signed urls

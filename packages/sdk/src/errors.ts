@@ -66,6 +66,8 @@ export class FileNotFoundError extends NotFoundError {}
 export class ApiKeyNotFoundError extends NotFoundError {}
 /** 409: you already have a live bucket with this name. */
 export class BucketNameTakenError extends PailError {}
+/** 409: a move's new name holds a file already (moveFile/moveFolder without `overwrite`); nothing moved. */
+export class FileExistsError extends PailError {}
 /** 409: the upload would take you over your plan's storage cap; the message names the cap. */
 export class StorageLimitExceededError extends PailError {}
 /** 413: the file is larger than the server's single-file limit or the bucket's `max_file_bytes`. */
@@ -117,6 +119,7 @@ const BY_CODE: Partial<Record<ErrorCode, ErrorClass>> = {
   ApiKeyNotFound: ApiKeyNotFoundError,
   BucketNameTaken: BucketNameTakenError,
   StorageLimitExceeded: StorageLimitExceededError,
+  FileExists: FileExistsError,
   PayloadTooLarge: PayloadTooLargeError,
   UnsupportedMediaType: UnsupportedMediaTypeError,
   RangeNotSatisfiable: RangeNotSatisfiableError,

@@ -9,8 +9,10 @@ export type {
   ApiKey,
   BucketObject,
   CreatedApiKey,
+  DeleteFolderResult,
   ErrorCode,
   FileDetails,
+  MoveResult,
   Permission,
   SignedUrl,
   StorageBucket,
@@ -27,11 +29,13 @@ export type { ByteRange, DownloadOptions, FileMetadata } from './downloads.js';
 export type { SignedUrlOptions } from './signed-urls.js';
 export type { FileEdit, ZipOptions } from './file-details.js';
 export type { CreateKeyOptions } from './keys.js';
+export type { MoveOptions } from './moves.js';
 export type { ResumableBody, ResumableUploadOptions, ResumableUploadResult } from './resumable.js';
 export {
   ApiKeyNotFoundError,
   BucketNameTakenError,
   BucketNotFoundError,
+  FileExistsError,
   FileNotFoundError,
   ForbiddenError,
   NotFoundError,

@@ -126,7 +126,7 @@ describe('the Pail API', () => {
     const [created, ...rest] = await takeHeard();
     expect(rest).toEqual([]);
     expect(created).toEqual({
-      event: { type: 'object-created', ...where(o, 'notes/a.txt'), ...first, replaced: null, operation: 'uploadRaw' },
+      event: { type: 'object-created', ...where(o, 'notes/a.txt'), ...first, replaced: null, cause: 'stored', operation: 'uploadRaw' },
       seen: first.storageKey,
     });
 
@@ -138,7 +138,15 @@ describe('the Pail API', () => {
     expect(second.storageKey).not.toBe(first.storageKey);
     expect(await takeHeard()).toEqual([
       {
-        event: { type: 'object-created', ...where(o, 'notes/a.txt'), ...second, size: large.length, replaced: first.storageKey, operation: 'uploadRaw' },
+        event: {
+          type: 'object-created',
+          ...where(o, 'notes/a.txt'),
+          ...second,
+          size: large.length,
+          replaced: first.storageKey,
+          cause: 'stored',
+          operation: 'uploadRaw',
+        },
         seen: second.storageKey,
       },
     ]);
@@ -181,6 +189,52 @@ describe('the Pail API', () => {
           etag: file.etag,
           cause: 'deleted',
           operation: 'deleteFile',
+        },
+        seen: null,
+      },
+    ]);
+  });
+
+  it('a move is heard as the version removed from its old name, then created under the new one (no byte written); a folder deletion as each file removed', async () => {
+    const o = await owner();
+    await o.dev(`/${o.bucket.id}/files/dir/a.txt`, { method: 'PUT', body: 'move me' });
+    await o.dev(`/${o.bucket.id}/files/dir/b.bin`, { method: 'PUT', body: randomBytes(100 * KiB) });
+    await o.dev(`/${o.bucket.id}/files/taken.txt`, { method: 'PUT', body: 'replaced by the move' });
+    const a = await fileAsServed(o, 'dir/a.txt');
+    const taken = await fileAsServed(o, 'taken.txt');
+    await takeHeard();
+    const moved = await o.dev(`/${o.bucket.id}/move`, { method: 'POST', body: JSON.stringify({ from: 'dir/a.txt', to: 'taken.txt', overwrite: true }) });
+    expect(moved.status).toBe(200);
+    const version = { storageKey: a.storageKey, size: a.size, etag: a.etag };
+    expect(await takeHeard()).toEqual([
+      { event: { type: 'object-removed', ...where(o, 'dir/a.txt'), ...version, cause: 'moved', operation: 'moveFiles' }, seen: null },
+      {
+        event: {
+          type: 'object-created',
+          ...where(o, 'taken.txt'),
+          ...version,
+          contentType: a.contentType,
+          replaced: taken.storageKey,
+          cause: 'moved',
+          operation: 'moveFiles',
+        },
+        seen: a.storageKey,
+      },
+    ]);
+
+    const b = await fileAsServed(o, 'dir/b.bin');
+    await takeHeard();
+    expect((await o.dev(`/${o.bucket.id}/folders/dir/`, { method: 'DELETE' })).status).toBe(200);
+    expect(await takeHeard()).toEqual([
+      {
+        event: {
+          type: 'object-removed',
+          ...where(o, 'dir/b.bin'),
+          storageKey: b.storageKey,
+          size: b.size,
+          etag: b.etag,
+          cause: 'deleted',
+          operation: 'deleteFolder',
         },
         seen: null,
       },
@@ -245,7 +299,7 @@ describe('the S3 API', () => {
     await o.s3.send(new DeleteObjectCommand({ Bucket: o.bucket.name, Key: 'dir/s3.txt' }));
     await o.s3.send(new DeleteObjectCommand({ Bucket: o.bucket.name, Key: 'dir/never.txt' }));
     expect(await takeHeard()).toEqual([
-      { event: { type: 'object-created', ...where(o, 'dir/s3.txt'), ...file, replaced: null, operation: 'PutObject' }, seen: file.storageKey },
+      { event: { type: 'object-created', ...where(o, 'dir/s3.txt'), ...file, replaced: null, cause: 'stored', operation: 'PutObject' }, seen: file.storageKey },
       {
         event: {
           type: 'object-removed',
@@ -287,7 +341,10 @@ describe('the S3 API', () => {
       seen: false,
     });
     expect(await takeHeard()).toEqual([
-      { event: { type: 'object-created', ...where(o, 'mp.bin'), ...file, replaced: null, operation: 'CompleteMultipartUpload' }, seen: file.storageKey },
+      {
+        event: { type: 'object-created', ...where(o, 'mp.bin'), ...file, replaced: null, cause: 'stored', operation: 'CompleteMultipartUpload' },
+        seen: file.storageKey,
+      },
       ended(begun.UploadId, 'mp.bin', 'completed', 'CompleteMultipartUpload'),
       ended(abandoned.UploadId, 'abandoned.bin', 'aborted', 'AbortMultipartUpload'),
     ]);
@@ -323,7 +380,10 @@ describe('tus', () => {
       seen: false,
     });
     expect(await takeHeard()).toEqual([
-      { event: { type: 'object-created', ...where(o, 'resumed.bin'), ...file, replaced: null, operation: 'resumeUpload' }, seen: file.storageKey },
+      {
+        event: { type: 'object-created', ...where(o, 'resumed.bin'), ...file, replaced: null, cause: 'stored', operation: 'resumeUpload' },
+        seen: file.storageKey,
+      },
       ended(url, 'resumed.bin', 'completed'),
       ended(dropped, 'dropped.bin', 'aborted'),
     ]);

@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   BucketNameTaken: 409,
   EmailTaken: 409,
   StorageLimitExceeded: 409,
+  /** A move's target name holds a file already (and the move did not say overwrite). */
+  FileExists: 409,
   /** A resumable upload's request at another offset than the upload's (tus: 409). */
   OffsetMismatch: 409,
   /** A request whose headers did not all arrive within HEADERS_TIMEOUT_SECONDS. */

@@ -44,6 +44,27 @@ export type BucketObject = Static<typeof BucketObjectSchema>;
 export const UploadResultSchema = Type.Object({ filename: Type.String(), size: Type.Integer(), updated: Type.Boolean() }, { title: 'UploadResult' });
 export type UploadResult = Static<typeof UploadResultSchema>;
 
+export const MoveResultSchema = Type.Object(
+  {
+    moved: Type.Integer({ description: 'Files moved by this request (a folder: each file under it and its marker; 0 when nothing was left to move)' }),
+    bucket_id: Type.Integer({ description: 'The bucket moved from' }),
+    from: Type.String(),
+    to_bucket_id: Type.Integer({ description: 'The bucket moved to (bucket_id when within one bucket)' }),
+    to: Type.String(),
+  },
+  { title: 'MoveResult' },
+);
+export type MoveResult = Static<typeof MoveResultSchema>;
+
+export const DeleteFolderResultSchema = Type.Object(
+  {
+    deleted: Type.Integer({ description: 'Files deleted by this request: each file under the folder and its marker (0 when none was left)' }),
+    prefix: Type.String({ description: 'The folder, ending in /' }),
+  },
+  { title: 'DeleteFolderResult' },
+);
+export type DeleteFolderResult = Static<typeof DeleteFolderResultSchema>;
+
 export const UserSchema = Type.Object(
   {
     id: Type.Integer(),
@@ -161,7 +182,7 @@ export type AuthResult = Static<typeof AuthResultSchema>;
 // Request bodies. The types are checked by these schemas (the server's
 // validator), with the messages in `errorMessage` (ajv-errors); the rules
 // beyond types (name shapes, contradictions) are the server's domain code.
-const NOT_AN_OBJECT = 'Body must be a JSON object';
+export const NOT_AN_OBJECT = 'Body must be a JSON object';
 
 export const CreateBucketBody = Type.Object(
   {
@@ -279,6 +300,28 @@ export const SignedUrlBody = Type.Object(
   },
 );
 
+/** A move or rename of a file, or of a folder (`from` ending in `/`) with everything in it. */
+export const MoveBody = Type.Object(
+  {
+    from: Type.String({ description: 'The file, or the folder (ending in /), to move', examples: ['docs/report.pdf'] }),
+    to: Type.String({ description: 'Its new name (a folder: ending in /)', examples: ['archive/report-2026.pdf'] }),
+    to_bucket_id: Type.Optional(Type.Integer({ minimum: 1, description: "Another of the owner's buckets to move into; absent: the same bucket" })),
+    overwrite: Type.Optional(Type.Boolean({ description: 'Replace files already at the new names; absent or false: 409 FileExists' })),
+  },
+  {
+    errorMessage: {
+      type: NOT_AN_OBJECT,
+      required: { from: 'from is required: the file (or folder, ending in /) to move', to: 'to is required: the new name' },
+      properties: {
+        from: 'from must be a string',
+        to: 'to must be a string',
+        to_bucket_id: 'to_bucket_id must be a bucket id',
+        overwrite: 'overwrite must be true or false',
+      },
+    },
+  },
+);
+
 export const ListFilesQuery = Type.Object({
   prefix: Type.Optional(Type.String()),
   limit: Type.Optional(Type.String({ description: '1 to 1000, default 1000' })),
@@ -292,92 +335,4 @@ export const ListFilesQuery = Type.Object({
   ),
   sort: Type.Optional(Type.String({ description: 'name (default), size, type or updated; ties by name', examples: ['size'] })),
   order: Type.Optional(Type.String({ description: 'asc (default) or desc' })),
-});
-
-/** A file's details: what the listing shows, its ETag, and the headers and user metadata stored with it. */
-export const FileDetailsSchema = Type.Object(
-  {
-    ...BucketObjectSchema.properties,
-    etag: Type.String({ description: 'The ETag, without quotes' }),
-    metadata: Type.Record(Type.String(), Type.String(), {
-      description: 'User metadata: S3 x-amz-meta-<name> headers, by <name> in lower case',
-      examples: [{ author: 'ada' }],
-    }),
-    cache_control: Type.Union([Type.String(), Type.Null()]),
-    content_disposition: Type.Union([Type.String(), Type.Null()]),
-    content_encoding: Type.Union([Type.String(), Type.Null()]),
-    content_language: Type.Union([Type.String(), Type.Null()]),
-    expires: Type.Union([Type.String(), Type.Null()]),
-  },
-  { title: 'FileDetails' },
-);
-export type FileDetails = Static<typeof FileDetailsSchema>;
-
-/** The headers stored with a file, as fields of FileDetails and EditFileBody. */
-export const STORED_HEADER_FIELDS = ['cache_control', 'content_disposition', 'content_encoding', 'content_language', 'expires'] as const;
-export type StoredHeaderField = (typeof STORED_HEADER_FIELDS)[number];
-
-const storedHeader = (example: string) =>
-  Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], { description: 'null clears it', examples: [example] }));
-
-/** PATCH of a file: its user metadata (replaced whole when given), type and stored headers (absent: unchanged; null: cleared). */
-export const EditFileBody = Type.Object(
-  {
-    metadata: Type.Optional(
-      Type.Record(Type.String(), Type.String(), { description: 'Replaces the user metadata whole ({} clears it)', examples: [{ author: 'ada' }] }),
-    ),
-    content_type: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    cache_control: storedHeader('max-age=3600'),
-    content_disposition: storedHeader('attachment; filename="report.pdf"'),
-    content_encoding: storedHeader('gzip'),
-    content_language: storedHeader('en'),
-    expires: storedHeader('Thu, 01 Jan 2030 00:00:00 GMT'),
-  },
-  {
-    errorMessage: {
-      type: NOT_AN_OBJECT,
-      properties: {
-        metadata: 'metadata must be an object of text values',
-        content_type: 'content_type must be a MIME type',
-        cache_control: 'cache_control must be text (at most 2048 characters) or null',
-        content_disposition: 'content_disposition must be text (at most 2048 characters) or null',
-        content_encoding: 'content_encoding must be text (at most 2048 characters) or null',
-        content_language: 'content_language must be text (at most 2048 characters) or null',
-        expires: 'expires must be text (at most 2048 characters) or null',
-      },
-    },
-  },
-);
-export type EditFile = Static<typeof EditFileBody>;
-
-/** The most names a selection zip may list (a folder in `folders` holds any number). */
-export const MAX_ZIP_FILENAMES = 10_000;
-export const MAX_ZIP_FOLDERS = 1_000;
-
-/** POST …/zip: a selection of files and folders, named in the zip relative to `prefix`. */
-export const ZipBody = Type.Object(
-  {
-    prefix: Type.Optional(
-      Type.String({ description: 'The folder the selection is in (ending in /): entries are named relative to it', examples: ['photos/'] }),
-    ),
-    filenames: Type.Optional(Type.Array(Type.String(), { maxItems: MAX_ZIP_FILENAMES, examples: [['photos/a.jpg']] })),
-    folders: Type.Optional(
-      Type.Array(Type.String(), { maxItems: MAX_ZIP_FOLDERS, description: 'Folders (ending in /): everything under each', examples: [['photos/2024/']] }),
-    ),
-  },
-  {
-    errorMessage: {
-      type: NOT_AN_OBJECT,
-      properties: {
-        prefix: 'prefix must be a folder name',
-        filenames: `filenames must be a list of at most ${MAX_ZIP_FILENAMES} filenames`,
-        folders: `folders must be a list of at most ${MAX_ZIP_FOLDERS} folder names`,
-      },
-    },
-  },
-);
-export type ZipSelection = Static<typeof ZipBody>;
-
-export const ZipQuery = Type.Object({
-  prefix: Type.Optional(Type.String({ description: 'The folder to zip (ending in /); absent or empty: the whole bucket', examples: ['photos/'] })),
 });

@@ -3,21 +3,35 @@
  * and auth (storage-apis.ts). A filename is the whole rest of the path after
  * `/files/`, so a name with folders may come with literal slashes or `%2F`.
  */
-import { Data, ListFilesQuery, ListFilesResponseSchema, MessageSchema, SignedUrlBody, SignedUrlSchema, UploadResultSchema } from '@pail/shared';
+import {
+  Data,
+  DeleteFolderResultSchema,
+  ListFilesQuery,
+  ListFilesResponseSchema,
+  MessageSchema,
+  MoveBody,
+  MoveResultSchema,
+  SignedUrlBody,
+  SignedUrlSchema,
+  UploadResultSchema,
+} from '@pail/shared';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { getOwnBucket, ownBucketForUpload, parseBucketId } from '../domain/buckets.js';
 import { baseName, deleteObject, findReadable, listObjects, parseFilename } from '../domain/objects.js';
+import { deleteFolder } from '../domain/folder-deletion.js';
+import { moveFiles } from '../domain/moves.js';
 import { signFileUrl } from '../domain/signed-urls.js';
 import { uploadObject } from '../domain/uploads.js';
 import { errors } from '../domain/errors.js';
-import { signedIn } from '../http/auth.js';
+import { accountOf, signedIn } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { sendObject } from '../http/downloads.js';
 import { addRoute, API_TAGS, BucketParams, forApi, type Api, type Scope } from '../http/route.js';
 import { contentTypeFor, declaredLength, partContentType, withMultipartFile } from '../http/uploads.js';
 
 const FileParams = Type.Object({ id: Type.String(), '*': Type.String({ description: 'The filename; a / in it as / or %2F' }) });
+const FolderParams = Type.Object({ id: Type.String(), '*': Type.String({ description: 'The folder, e.g. photos/2026/ (the last / may be left out)' }) });
 
 /** The path after `/files/` as the client sent it, still percent-encoded (a `%2F` is not a `/` here). */
 function rawFilePath(request: FastifyRequest): string {
@@ -107,6 +121,31 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
       const aliased = api === 'developer' ? nameBeforeSuffix(request, 'delete') : null;
       await deleteObject(storage, bucket, parseFilename(aliased ?? request.params['*']), 'deleteFile');
       return { message: 'File deleted successfully' };
+    },
+  });
+
+  addRoute(scope, {
+    operation: 'moveFiles',
+    routes: forApi(api, {
+      developer: ['POST /api/v1/buckets/:id/move', 'POST /api/v1/bucket/:id/move'],
+      client: ['POST /api/buckets/:id/move'],
+    }),
+    tag,
+    schema: { params: BucketParams, body: MoveBody, response: { 200: Data(MoveResultSchema) } },
+    handler: async (request) => ({ data: await moveFiles(storage, accountOf(request), request.params.id, request.body, 'moveFiles') }),
+  });
+
+  addRoute(scope, {
+    operation: 'deleteFolder',
+    routes: forApi(api, {
+      developer: ['DELETE /api/v1/buckets/:id/folders/*', 'DELETE /api/v1/bucket/:id/folders/*'],
+      client: ['DELETE /api/buckets/:id/folders/*'],
+    }),
+    tag,
+    schema: { params: FolderParams, response: { 200: Data(DeleteFolderResultSchema) } },
+    handler: async (request) => {
+      const bucket = await getOwnBucket(db, signedIn(request).id, request.params.id);
+      return { data: await deleteFolder(storage, bucket, request.params['*'], 'deleteFolder') };
     },
   });
 

@@ -91,10 +91,9 @@ export class Caches {
     const local = kind === 'keys' ? this.keyOwners : kind === 'objects' ? this.objects : this.bucketRules;
     local?.distrust();
     if (kind === 'buckets') this.bucketsByName?.distrust();
-    // Key and plan changes can come from the CLI, a process with no caches of its own; in the CLI (it serves
-    // nothing, so it watches no epoch) any change is announced so, since a server on the same SQLite file caches it.
-    const fromCli = this.options.committedElsewhere === null;
-    const announced = (kind === 'keys' || fromCli) && this.options.db ? moveCacheEpoch(this.options.db) : undefined;
+    // Key and plan changes can come from the CLI, a process with no caches of its own; so can moves, deletions
+    // and metadata edits of files (`pail files`): a process that keeps no lookups announces every change it makes.
+    const announced = this.options.db && (kind === 'keys' || !this.options.keepLookups) ? moveCacheEpoch(this.options.db) : undefined;
     const shared = this.options.shared;
     return shared ? this.share(shared, kind, local, announced) : announced;
   }
@@ -129,8 +128,9 @@ export class Caches {
         if (event.replaced !== null) this.bytes.forget(event.replaced);
         return this.changed('objects');
       case 'object-removed':
-        this.bytes.forget(event.storageKey);
-        return event.cause === 'deleted' ? this.changed('objects') : undefined;
+        // A moved version's bytes are still served, under its new name.
+        if (event.cause !== 'moved') this.bytes.forget(event.storageKey);
+        return event.cause === 'bucket-deleted' ? undefined : this.changed('objects');
       case 'object-edited':
         // Its bytes stay (the same storage key): only the lookups hold its old row.
         return this.changed('objects');

@@ -29,6 +29,8 @@ export const ACTION_PERMISSIONS = {
   deleteObject: ['delete'],
   /** Writes the target and reads the source (CopyObject, UploadPartCopy). */
   copyObject: ['write', 'read'],
+  /** A move or rename (a file or a folder): reads and deletes the source, writes the target (which is authorized for writeObject too). */
+  moveObject: ['read', 'write', 'delete'],
   /** Making a signed url; it also needs the action its method grants (GRANTED_ACTION). */
   signUrl: ['manage'],
   /** Unfinished uploads, as S3's ListMultipartUploads and AbortMultipartUpload ask: listing reads, cancelling writes. */

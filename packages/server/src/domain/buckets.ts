@@ -133,6 +133,14 @@ export async function getOwnBucketByName(db: Db, principal: AccountPrincipal, na
   return row!;
 }
 
+/** The principal's live bucket by id, for an action on it; BucketNotFound for other owners' buckets and those the key's limits leave out. */
+export async function getOwnBucketFor(db: Db, principal: AccountPrincipal, id: number, action: Action): Promise<BucketRow> {
+  const row = await findOwnLiveBucket(db, principal.user.id, id);
+  authorize(principal, action, row ?? null);
+  // authorize() refused a bucket that is not there.
+  return row!;
+}
+
 /**
  * getOwnBucketByName for the S3 API's writes, cached per (owner, name) and
  * forgotten on every instance when a bucket is removed (its name may then be

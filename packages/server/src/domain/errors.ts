@@ -36,6 +36,7 @@ export const errors = {
   uploadNotFound: () => new AppError('NotFound', 'Upload not found (it finished, expired or was terminated)'),
   offsetMismatch: (message: string) => new AppError('OffsetMismatch', message),
   apiKeyNotFound: () => new AppError('ApiKeyNotFound', 'API key not found'),
+  fileExists: (filename: string) => new AppError('FileExists', `A file named ${filename} is there already; move with overwrite: true to replace it`),
   bucketNameTaken: () => new AppError('BucketNameTaken', 'Bucket name already exists'),
   emailTaken: () => new AppError('EmailTaken', 'An account with this email already exists'),
   storageLimit: (plan: string, capBytes: number) =>

@@ -14,7 +14,7 @@
 /** The operation of the door that made a change (`PutObject`, `uploadRaw`, `resumeUpload`, …): null for the server's own sweeps, or a door that did not say. */
 type Operation = string | null;
 
-/** A file's current version: made by an upload, a copy, a completed multipart or resumable upload. */
+/** A file's current version: made by an upload, a copy, a completed multipart or resumable upload, or a move (the same version under a new name). */
 export interface ObjectCreated {
   type: 'object-created';
   ownerId: number;
@@ -29,10 +29,12 @@ export interface ObjectCreated {
   contentType: string;
   /** The version it replaced (its storage key), whose bytes are retired next; null when the name held no file. */
   replaced: string | null;
+  /** `moved`: an existing version (its ObjectRemoved, cause `moved`, came first) took this name; no byte was written. */
+  cause: 'stored' | 'moved';
   operation: Operation;
 }
 
-/** A file gone: deleted, or purged with its deleted bucket. */
+/** A file gone: deleted, purged with its deleted bucket, or moved (its ObjectCreated, cause `moved`, follows: its bytes live on). */
 export interface ObjectRemoved {
   type: 'object-removed';
   ownerId: number;
@@ -44,7 +46,7 @@ export interface ObjectRemoved {
   size: number;
   etag: string;
   /** `bucket-deleted`: its bucket was deleted (BucketRemoved came first), and its row purged after. */
-  cause: 'deleted' | 'bucket-deleted';
+  cause: 'deleted' | 'bucket-deleted' | 'moved';
   operation: Operation;
 }
 

@@ -263,6 +263,7 @@ async function afterCommit(
     etag: change.contentHash,
     contentType: change.contentType,
     replaced: replaced?.storage_key ?? null,
+    cause: 'stored',
     operation,
   });
   const ended =

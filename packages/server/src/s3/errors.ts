@@ -73,6 +73,8 @@ const FROM_DOMAIN: Record<ErrorCode, { code: string; status: number }> = {
   // S3 has no storage cap of its own; 403 QuotaExceeded is what Ceph RGW answers, and clients do not retry a 4xx.
   StorageLimitExceeded: { code: 'QuotaExceeded', status: 403 },
   OffsetMismatch: { code: 'InvalidRequest', status: 409 },
+  // No S3 operation moves files; a name taken is what a failed If-None-Match: * says.
+  FileExists: { code: 'PreconditionFailed', status: 412 },
   // S3 answers both with a 400; SDKs retry RequestTimeout as a transient error.
   RequestTimeout: { code: 'RequestTimeout', status: 400 },
   HeadersTooLarge: { code: 'RequestHeaderSectionTooLarge', status: 400 },

@@ -48,6 +48,25 @@ export interface CommitInput {
   endsResumable?: string;
 }
 
+/** A file's row re-pointed to a new name (and maybe bucket) of the same owner; its bytes stay where they are. */
+export interface MoveInput {
+  ownerId: number;
+  /** The file as the mover found it: the move goes ahead only while this version (storageKey) is its current one. */
+  from: { bucketId: number; filename: string; storageKey: string };
+  to: { bucketId: number; filename: string };
+  /** Replace a file already at `to` (its bytes are then retired); false: refused with 'exists'. */
+  overwrite: boolean;
+  /** The type the file takes in its new bucket (bucket-rules.ts names a generic type's detected one); absent: unchanged. */
+  contentType?: string;
+}
+
+export interface Moved {
+  /** The row as it is now, under its new name. */
+  row: ObjectRow;
+  /** The version that was at the new name (overwrite), whose bytes are now to be retired. */
+  replaced: RemovedVersion | null;
+}
+
 export interface Committed {
   /** The version this commit replaced, whose bytes are now to be retired. */
   replaced: StoredVersion | null;
@@ -90,6 +109,15 @@ export interface ObjectWrites {
    * bucket. Returns the rewritten row, or null when the version is no longer there.
    */
   editHeaders(input: EditHeadersInput): Promise<ObjectRow | null>;
+  /**
+   * Moves a file in one transaction: its row takes the new bucket and name
+   * (the bytes and their key stay; a blob key names no bucket that matters,
+   * see domain/moves.ts), the version at the new name, if overwritten, goes,
+   * and both buckets' counts move with it. The owner's usage changes only by
+   * an overwritten version's size. A crash leaves the file under its old name
+   * or its new one, never both or neither.
+   */
+  moveVersion(input: MoveInput): Promise<Moved>;
   /** Removes purged versions' rows and inline bytes (their blobs are already gone); returns the rows this call removed. */
   removePurged(bucketId: number, versions: StoredVersion[]): Promise<RemovedVersion[]>;
   /** A small file's bytes; undefined when there are none under that key. */
@@ -111,7 +139,7 @@ export interface EditHeadersInput {
 }
 
 /** Why a write was refused; the domain turns it into the answer. */
-export type Refusal = 'over-cap' | 'no-bucket' | 'no-file' | 'precondition-failed' | 'no-upload' | 'no-resumable';
+export type Refusal = 'over-cap' | 'no-bucket' | 'no-file' | 'precondition-failed' | 'no-upload' | 'no-resumable' | 'exists';
 
 export class WriteRefused extends Error {
   constructor(readonly refusal: Refusal) {

@@ -14,7 +14,7 @@ import { heldBesideOf, heldBesideRow, type Holding } from '../repositories/holdi
 import { recordPart } from '../repositories/multipart.js';
 import { reserveUpload } from '../repositories/upload-reservations.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
-import { deleteInlineBytes, deleteVersionWith, editHeadersWith, readInlineWith, removePurgedWith } from './shared.js';
+import { deleteInlineBytes, deleteVersionWith, editHeadersWith, moveVersionWith, readInlineWith, removePurgedWith } from './shared.js';
 
 const MAX_BATCH = 256;
 
@@ -24,6 +24,7 @@ export function postgresObjectWrites(db: Db): ObjectWrites {
     commitUpload: (input) => batcher.run(input.bucketId, input),
     deleteVersion: deleteVersionWith(db, lockLiveBucket),
     editHeaders: editHeadersWith(db),
+    moveVersion: moveVersionWith(db, lockLiveBucket),
     removePurged: removePurgedWith(db),
     readInline: readInlineWith(db),
     reserveUpload: (input) => reserveUpload(db, input),

@@ -1,7 +1,8 @@
 /** The writes both dialects make the same way, through Kysely. */
 import type { Db } from '../schema.js';
+import { foldName } from '../folded-names.js';
 import { OBJECT_COLUMNS, type RemovedVersion, type StoredVersion } from '../repositories/objects.js';
-import { WriteRefused, type ObjectWrites } from './object-writes.js';
+import { WriteRefused, type MoveInput, type Moved, type ObjectWrites } from './object-writes.js';
 
 export async function deleteInlineBytes(db: Db, storageKeys: string[]): Promise<void> {
   if (storageKeys.length === 0) return;
@@ -59,6 +60,83 @@ export function editHeadersWith(db: Db): ObjectWrites['editHeaders'] {
       .executeTakeFirst();
     return row ?? null;
   };
+}
+
+/**
+ * @param lockBucket as deleteVersionWith's; a move between two buckets locks
+ *   both, the lower id first, so two moves the other way round never deadlock.
+ */
+export function moveVersionWith(db: Db, lockBucket: (trx: Db, bucketId: number) => Promise<void>): ObjectWrites['moveVersion'] {
+  return (input) =>
+    db.transaction().execute(async (trx) => {
+      const { from, to } = input;
+      for (const bucketId of [...new Set([from.bucketId, to.bucketId])].sort((a, b) => a - b)) await lockBucket(trx, bucketId);
+      const source = await trx
+        .selectFrom('objects')
+        .select('size')
+        .where('bucket_id', '=', from.bucketId)
+        .where('filename', '=', from.filename)
+        .where('storage_key', '=', from.storageKey)
+        .executeTakeFirst();
+      if (!source) throw new WriteRefused('no-file');
+      const replaced = await takeTarget(trx, input);
+      const row = await trx
+        .updateTable('objects')
+        .set({
+          bucket_id: to.bucketId,
+          filename: to.filename,
+          name_folded: foldName(to.filename),
+          ...(input.contentType !== undefined ? { content_type: input.contentType } : {}),
+        })
+        .where('bucket_id', '=', from.bucketId)
+        .where('filename', '=', from.filename)
+        .returning(OBJECT_COLUMNS)
+        .executeTakeFirstOrThrow();
+      // What each bucket gains and loses (within one bucket, only an overwritten version leaves); each
+      // update also finds its bucket still live, as SQLite takes no lock that would.
+      const changes =
+        from.bucketId === to.bucketId
+          ? [{ bucketId: to.bucketId, count: replaced ? -1 : 0, bytes: -(replaced?.size ?? 0) }]
+          : [
+              { bucketId: from.bucketId, count: -1, bytes: -row.size },
+              { bucketId: to.bucketId, count: replaced ? 0 : 1, bytes: row.size - (replaced?.size ?? 0) },
+            ];
+      for (const change of changes) {
+        const counted = await trx
+          .updateTable('buckets')
+          .set((eb) => ({ object_count: eb('object_count', '+', change.count), total_bytes: eb('total_bytes', '+', change.bytes) }))
+          .where('id', '=', change.bucketId)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
+        if (Number(counted.numUpdatedRows) === 0) throw new WriteRefused('no-bucket');
+      }
+      if (replaced && replaced.size !== 0) {
+        await trx
+          .updateTable('users')
+          .set((eb) => ({ storage_used_bytes: eb('storage_used_bytes', '-', replaced.size) }))
+          .where('id', '=', input.ownerId)
+          .execute();
+      }
+      return { row, replaced } satisfies Moved;
+    });
+}
+
+/** The version at a move's new name: refused unless the move overwrites, else its row (and inline bytes) removed. */
+async function takeTarget(trx: Db, input: MoveInput): Promise<RemovedVersion | null> {
+  const target = trx.deleteFrom('objects').where('bucket_id', '=', input.to.bucketId).where('filename', '=', input.to.filename);
+  if (!input.overwrite) {
+    const present = await trx
+      .selectFrom('objects')
+      .select('filename')
+      .where('bucket_id', '=', input.to.bucketId)
+      .where('filename', '=', input.to.filename)
+      .executeTakeFirst();
+    if (present) throw new WriteRefused('exists');
+    return null;
+  }
+  const old = await target.returning(['filename', 'storage_key', 'size', 'inline', 'etag']).executeTakeFirst();
+  if (old?.inline) await deleteInlineBytes(trx, [old.storage_key]);
+  return old ?? null;
 }
 
 export function removePurgedWith(db: Db): ObjectWrites['removePurged'] {

@@ -12,7 +12,7 @@ import type { StoredVersion } from '../repositories/objects.js';
 import { foldName } from '../folded-names.js';
 import type { SqliteWriter } from '../sqlite-writer.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
-import { deleteVersionWith, editHeadersWith, readInlineWith, removePurgedWith } from './shared.js';
+import { deleteVersionWith, editHeadersWith, moveVersionWith, readInlineWith, removePurgedWith } from './shared.js';
 import { heldColumns, sqliteHoldingWrites } from './sqlite-holdings.js';
 
 const statementsOn = (db: Db) =>
@@ -139,6 +139,7 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
     // SQLite serialises all writes: no lock to take; the counts update checks the bucket is live.
     deleteVersion: deleteVersionWith(db, async () => {}),
     editHeaders: editHeadersWith(db),
+    moveVersion: moveVersionWith(db, async () => {}),
     removePurged: removePurgedWith(db),
     readInline: readInlineWith(db),
     reserveUpload: holdings.reserveUpload,

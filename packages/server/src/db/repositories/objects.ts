@@ -140,6 +140,13 @@ export async function findBucketAndObject(
   };
 }
 
+/** Which of these names hold a file in the bucket. */
+export async function takenNames(db: Db, bucketId: number, filenames: string[]): Promise<Set<string>> {
+  if (filenames.length === 0) return new Set();
+  const rows = await db.selectFrom('objects').select('filename').where('bucket_id', '=', bucketId).where('filename', 'in', filenames).execute();
+  return new Set(rows.map((row) => row.filename));
+}
+
 /** The next versions of a deleted bucket to remove. */
 export function versionsToPurge(db: Db, bucketId: number, limit: number): Promise<StoredVersion[]> {
   return db.selectFrom('objects').select(['storage_key', 'inline']).where('bucket_id', '=', bucketId).orderBy('filename').limit(limit).execute();

@@ -84,7 +84,7 @@ export class Metrics {
 
   /** Listens at the commit seam: a file stored is counted when its version committed, by the operation of the door that made it. */
   readonly onObjectEvent = (event: ObjectEvent): void => {
-    if (event.type === 'object-created') this.uploads.inc({ operation: event.operation ?? 'none' });
+    if (event.type === 'object-created' && event.cause === 'stored') this.uploads.inc({ operation: event.operation ?? 'none' });
   };
 
   /** A listener's onResponse hook: the request's operation is its route's, or what the S3 listener found (`meteredAs`). */
