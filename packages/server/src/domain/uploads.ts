@@ -82,8 +82,8 @@ export interface UploadInput {
 
 /** A door's checks of an upload's bytes (UploadInput.verify). */
 export interface BodyVerifier {
-  /** Checks a body read whole; throws the door's error when it fails. */
-  whole(bytes: Buffer): Promise<void>;
+  /** Checks a body read whole; throws (or rejects with) the door's error when it fails. */
+  whole(bytes: Buffer): Promise<void> | void;
   /** The stream checked as it passes: it fails at its end when a check does. */
   around(stream: Readable): Readable;
 }
@@ -126,8 +126,11 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
           : await peekBody(input.body, TYPE_SNIFF_BYTES)
         : await takeSmallBody(input.body, marker ? 1 : Math.min(inlineMaxBytes, maxFileBytes));
     if (input.verify) {
-      if ('small' in body) await input.verify.whole(body.small);
-      else body.stream = input.verify.around(body.stream);
+      if ('small' in body) {
+        // (Awaited only when a check is asynchronous: an await costs a small upload a turn of the event loop.)
+        const checking = input.verify.whole(body.small);
+        if (checking) await checking;
+      } else body.stream = input.verify.around(body.stream);
     }
     if (marker && !('small' in body && body.small.length === 0)) throw errors.folderMarkerNotEmpty();
     // The bucket's types, checked against the first bytes before any is kept; a generic declared type becomes the detected one.

@@ -12,15 +12,26 @@
  * check, before an upload reading it can commit, so nothing is stored.
  */
 import type { FastifyRequest } from 'fastify';
-import { createHash } from 'node:crypto';
+import { createHash, hash, type Hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import { bodyThrough } from '../blob/joined-streams.js';
 import type { BodyVerifier } from '../domain/uploads.js';
 import type { S3Caller } from './auth.js';
 import { AwsChunkedDecoder, chunkedErrors, STREAMING_SIGNED, STREAMING_SIGNED_TRAILER, STREAMING_UNSIGNED_TRAILER, type ChunkSigning } from './aws-chunked.js';
-import { bodyChecks, checksumAlgorithmOf, checksumTap, failedCheck, sentChecksumAlgorithm, verifiedChecksums, type BodyCheck } from './checksums.js';
-import { s3Errors } from './errors.js';
+import {
+  bodyChecks,
+  checksumAlgorithmOf,
+  checksumTap,
+  failedCheck,
+  failedCheckOfWhole,
+  nodeHash,
+  sentChecksumAlgorithm,
+  verifiedChecksums,
+  wholeNodeHash,
+  type BodyCheck,
+} from './checksums.js';
+import { s3Errors, type S3Error } from './errors.js';
 import { UNSIGNED_PAYLOAD } from './sigv4.js';
 
 /**
@@ -67,11 +78,22 @@ export interface BodyOptions {
 
 /** An MD5 taken of the bytes as they pass, never compared: S3 tools expect it as the object's ETag. */
 function md5Tap(): { check: BodyCheck; hex: () => string } {
-  const md5 = createHash('md5');
+  // Made on the first update: a body checked whole is hashed in one call (ofWhole).
+  let md5: Hash | undefined;
   let hex: string | undefined;
+  const ofWhole = (bytes: Buffer): string => {
+    const digest = hash('md5', bytes, 'buffer');
+    hex = digest.toString('hex');
+    return digest.toString('base64');
+  };
   return {
-    check: { digest: { update: (data) => md5.update(data), digest: () => md5.copy().digest() }, expected: () => undefined, mismatch: s3Errors.internal },
-    hex: () => (hex ??= md5.digest('hex')),
+    check: {
+      digest: { update: (data) => (md5 ??= createHash('md5')).update(data), digest: () => (md5 ??= createHash('md5')).copy().digest() },
+      expected: () => undefined,
+      mismatch: s3Errors.internal,
+      ofWhole,
+    },
+    hex: () => (hex ??= (md5 ??= createHash('md5')).digest('hex')),
   };
 }
 
@@ -96,15 +118,19 @@ export function bodyStream(request: FastifyRequest, payloadHash: string, caller?
 export function uploadBody(request: FastifyRequest, payloadHash: string, caller?: S3Caller, options: BodyOptions = {}): RequestBody & { verify: BodyVerifier } {
   const { body, checks } = uncheckedBody(request, payloadHash, caller, options);
   const verify: BodyVerifier = {
-    whole: async (bytes) => {
-      for (const check of checks) check.digest.update(bytes);
-      const failed = await failedCheck(checks);
-      if (failed) throw failed;
+    whole: (bytes) => {
+      const failed = failedCheckOfWhole(checks, bytes);
+      if (failed instanceof Promise) return failed.then(throwFailed);
+      throwFailed(failed);
     },
     around: (stream) => (checks.length > 0 ? checked(stream, checks) : stream),
   };
   return Object.assign(body, { verify });
 }
+
+const throwFailed = (failed: S3Error | null): void => {
+  if (failed) throw failed;
+};
 
 /** The body decoded, and the checks it must pass (with `md5` and `checksum`'s digests among them). */
 function uncheckedBody(
@@ -140,11 +166,11 @@ function readBody(
     return { body: { stream: request.raw, raw: true, checksums: verifiedChecksums(checks) }, checks };
   }
   if (/^[0-9a-f]{64}$/.test(payloadHash)) {
-    const sha256 = createHash('sha256');
     const payload: BodyCheck = {
-      digest: { update: (data) => sha256.update(data), digest: () => sha256.digest() },
+      digest: nodeHash('sha256'),
       expected: () => Buffer.from(payloadHash, 'hex').toString('base64'),
       mismatch: s3Errors.contentSha256Mismatch,
+      ofWhole: wholeNodeHash('sha256'),
     };
     return { body: { stream: request.raw, raw: true, checksums: verifiedChecksums(checks) }, checks: [payload, ...checks] };
   }
