@@ -222,8 +222,9 @@ export async function findReadable(
   if (!found) {
     const mark = cache?.mark() ?? 0;
     found = await findBucketAndObject(ports.db, bucketRef, filename);
-    // A bucket found by its storage name is not kept under a name: a bucket created later with that name comes first.
-    const byStorageName = 'ownerName' in bucketRef && found?.bucket.storage_name === bucketRef.ownerName.name;
+    // A bucket found by its storage name (not its name) is not kept under a name: a bucket created later with that name
+    // comes first. A bucket whose storage name is its own name was found by its name, and is kept.
+    const byStorageName = 'ownerName' in bucketRef && found !== null && found.bucket.name !== bucketRef.ownerName.name;
     if (found?.object && !byStorageName) cache?.set(cacheKey, found as ReadableObject, mark);
   }
   authorize(principal, 'readObject', found?.bucket ?? null);

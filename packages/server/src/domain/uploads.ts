@@ -71,6 +71,21 @@ export interface UploadInput {
   beforeCommit?: () => Promise<void>;
   /** The door's name for the request (PutObject, uploadRaw, …), for whoever hears of the new file (object-events.ts). */
   operation?: string;
+  /**
+   * The door's checks of the bytes (the S3 API's signed payload hash,
+   * Content-MD5 and flexible checksum): run on a small body once read whole,
+   * put around a longer one's stream. A failed check refuses the upload
+   * before anything is committed.
+   */
+  verify?: BodyVerifier;
+}
+
+/** A door's checks of an upload's bytes (UploadInput.verify). */
+export interface BodyVerifier {
+  /** Checks a body read whole; throws (or rejects with) the door's error when it fails. */
+  whole(bytes: Buffer): Promise<void> | void;
+  /** The stream checked as it passes: it fails at its end when a check does. */
+  around(stream: Readable): Readable;
 }
 
 /** Refuses a conditional write that cannot succeed as things stand, before any byte is read; the commit checks again. */
@@ -110,6 +125,13 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
           ? { stream: input.body }
           : await peekBody(input.body, TYPE_SNIFF_BYTES)
         : await takeSmallBody(input.body, marker ? 1 : Math.min(inlineMaxBytes, maxFileBytes));
+    if (input.verify) {
+      if ('small' in body) {
+        // (Awaited only when a check is asynchronous: an await costs a small upload a turn of the event loop.)
+        const checking = input.verify.whole(body.small);
+        if (checking) await checking;
+      } else body.stream = input.verify.around(body.stream);
+    }
     if (marker && !('small' in body && body.small.length === 0)) throw errors.folderMarkerNotEmpty();
     // The bucket's types, checked against the first bytes before any is kept; a generic declared type becomes the detected one.
     const contentType = marker ? input.contentType : await checkedType(rules, input.contentType, headOf(body));

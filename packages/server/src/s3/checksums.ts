@@ -10,16 +10,17 @@
  * calculated checksum."), one that is not a well-formed value
  * `400 InvalidRequest` ("Value for x-amz-checksum-crc32 header is invalid.").
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash, type Hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { base64Digest, CHECKSUM_ALGORITHMS, type Digest } from '../domain/checksum-algorithms.js';
 import { S3Error } from './errors.js';
 
 export { CHECKSUM_ALGORITHMS };
 
-const nodeHash = (algorithm: string): Digest => {
-  const hash = createHash(algorithm);
-  return { update: (data) => hash.update(data), digest: () => hash.digest() };
+/** A node:crypto digest, made on its first update: a body checked whole never needs one (BodyCheck.ofWhole). */
+export const nodeHash = (algorithm: string): Digest => {
+  let state: Hash | undefined;
+  return { update: (data) => (state ??= createHash(algorithm)).update(data), digest: () => (state ??= createHash(algorithm)).digest() };
 };
 
 const CHECKSUM_PREFIX = 'x-amz-checksum-';
@@ -69,7 +70,15 @@ export interface BodyCheck {
   mismatch: () => S3Error;
   /** A flexible checksum's algorithm (crc32, …); absent for Content-MD5 and other digests. */
   algorithm?: string;
+  /** The digest (base64) of a body read whole, in one node:crypto call, for a digest node:crypto has (failedCheckOfWhole). */
+  ofWhole?: (bytes: Buffer) => string;
 }
+
+/** A check's `ofWhole` for a node:crypto algorithm. */
+export const wholeNodeHash =
+  (algorithm: string) =>
+  (bytes: Buffer): string =>
+    hash(algorithm, bytes, 'base64');
 
 function isBase64Of(value: string, bytes: number): boolean {
   return /^[A-Za-z0-9+/]*={0,2}$/.test(value) && value.length % 4 === 0 && Buffer.from(value, 'base64').length === bytes;
@@ -104,7 +113,7 @@ export function bodyChecks(headers: IncomingHttpHeaders, trailer?: { algorithm: 
   if (md5 !== undefined) {
     const value = (Array.isArray(md5) ? md5.join(',') : md5).trim();
     if (!isBase64Of(value, 16)) throw checksumErrors.invalidDigestMd5();
-    checks.push({ digest: nodeHash('md5'), expected: () => value, mismatch: checksumErrors.badDigestMd5 });
+    checks.push({ digest: nodeHash('md5'), expected: () => value, mismatch: checksumErrors.badDigestMd5, ofWhole: wholeNodeHash('md5') });
   }
   // (CompleteMultipartUpload's x-amz-checksum-* headers describe the object, not the part list it sends.)
   if (!flexible) return checks;
@@ -144,6 +153,26 @@ export function verifiedChecksums(checks: BodyCheck[]): () => Record<string, str
     const value = check?.expected();
     return check?.algorithm !== undefined && value !== undefined ? { [check.algorithm]: value } : undefined;
   };
+}
+
+/**
+ * failedCheck for a body read whole: each digest taken in one call over its
+ * bytes (node:crypto's one-shot hash where the check has one, else its digest
+ * object), without a promise unless a digest is asynchronous.
+ */
+export function failedCheckOfWhole(checks: BodyCheck[], bytes: Buffer): S3Error | null | Promise<S3Error | null> {
+  for (const check of checks) {
+    if (check.ofWhole === undefined) {
+      check.digest.update(bytes);
+      continue;
+    }
+    // Taken even when nothing is expected: a tap (the MD5 of the ETag) keeps the value.
+    const actual = check.ofWhole(bytes);
+    const expected = check.expected();
+    if (expected !== undefined && actual !== expected) return check.mismatch();
+  }
+  const rest = checks.filter((check) => check.ofWhole === undefined);
+  return rest.length === 0 ? null : failedCheck(rest);
 }
 
 /** The first failed check's error, or null when every digest matches (or had nothing to match). */

@@ -1,5 +1,6 @@
 /**
- * Request bodies, checked while they stream and never gathered whole:
+ * Request bodies, checked while they stream (an upload's small body once it
+ * is read whole, uploadBody) and never gathered whole beyond that:
  * - a signed payload (x-amz-content-sha256: its hex SHA-256) is hashed as it
  *   passes; UNSIGNED-PAYLOAD passes as it is;
  * - aws-chunked payloads (STREAMING-AWS4-HMAC-SHA256-PAYLOAD[-TRAILER],
@@ -7,18 +8,30 @@
  *   and trailer signatures checked; their length is x-amz-decoded-content-length;
  * - Content-MD5 and a flexible checksum (header or trailer) are verified
  *   against the decoded bytes (checksums.ts).
- * A mismatch fails the stream at its end (in flush), before an upload reading
- * it can commit, so nothing is stored.
+ * A mismatch fails the stream at its end (in flush), or the small body's
+ * check, before an upload reading it can commit, so nothing is stored.
  */
 import type { FastifyRequest } from 'fastify';
-import { createHash } from 'node:crypto';
+import { createHash, hash, type Hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import { bodyThrough } from '../blob/joined-streams.js';
+import type { BodyVerifier } from '../domain/uploads.js';
 import type { S3Caller } from './auth.js';
 import { AwsChunkedDecoder, chunkedErrors, STREAMING_SIGNED, STREAMING_SIGNED_TRAILER, STREAMING_UNSIGNED_TRAILER, type ChunkSigning } from './aws-chunked.js';
-import { bodyChecks, checksumAlgorithmOf, checksumTap, failedCheck, sentChecksumAlgorithm, verifiedChecksums, type BodyCheck } from './checksums.js';
-import { s3Errors } from './errors.js';
+import {
+  bodyChecks,
+  checksumAlgorithmOf,
+  checksumTap,
+  failedCheck,
+  failedCheckOfWhole,
+  nodeHash,
+  sentChecksumAlgorithm,
+  verifiedChecksums,
+  wholeNodeHash,
+  type BodyCheck,
+} from './checksums.js';
+import { s3Errors, type S3Error } from './errors.js';
 import { UNSIGNED_PAYLOAD } from './sigv4.js';
 
 /**
@@ -65,11 +78,22 @@ export interface BodyOptions {
 
 /** An MD5 taken of the bytes as they pass, never compared: S3 tools expect it as the object's ETag. */
 function md5Tap(): { check: BodyCheck; hex: () => string } {
-  const md5 = createHash('md5');
+  // Made on the first update: a body checked whole is hashed in one call (ofWhole).
+  let md5: Hash | undefined;
   let hex: string | undefined;
+  const ofWhole = (bytes: Buffer): string => {
+    const digest = hash('md5', bytes, 'buffer');
+    hex = digest.toString('hex');
+    return digest.toString('base64');
+  };
   return {
-    check: { digest: { update: (data) => md5.update(data), digest: () => md5.copy().digest() }, expected: () => undefined, mismatch: s3Errors.internal },
-    hex: () => (hex ??= md5.digest('hex')),
+    check: {
+      digest: { update: (data) => (md5 ??= createHash('md5')).update(data), digest: () => (md5 ??= createHash('md5')).copy().digest() },
+      expected: () => undefined,
+      mismatch: s3Errors.internal,
+      ofWhole,
+    },
+    hex: () => (hex ??= (md5 ??= createHash('md5')).digest('hex')),
   };
 }
 
@@ -79,38 +103,86 @@ function md5Tap(): { check: BodyCheck; hex: () => string } {
  * signed aws-chunked body. Throws S3's error for a malformed or unsupported claim.
  */
 export function bodyStream(request: FastifyRequest, payloadHash: string, caller?: S3Caller, options: BodyOptions = {}): RequestBody {
+  const { body, checks } = uncheckedBody(request, payloadHash, caller, options);
+  if (checks.length > 0) body.stream = checked(body.stream, checks);
+  return body;
+}
+
+/**
+ * An upload's body (PutObject), decoded but not yet checked: its checks go to
+ * uploadObject (`verify`), which runs them on a small body once it has read
+ * it whole, one digest after another over its bytes, without a stream stage
+ * (whose events cost a small upload more than its digests), and puts them
+ * around a longer body's stream, as bodyStream does.
+ */
+export function uploadBody(request: FastifyRequest, payloadHash: string, caller?: S3Caller, options: BodyOptions = {}): RequestBody & { verify: BodyVerifier } {
+  const { body, checks } = uncheckedBody(request, payloadHash, caller, options);
+  const verify: BodyVerifier = {
+    whole: (bytes) => {
+      const failed = failedCheckOfWhole(checks, bytes);
+      if (failed instanceof Promise) return failed.then(throwFailed);
+      throwFailed(failed);
+    },
+    around: (stream) => (checks.length > 0 ? checked(stream, checks) : stream),
+  };
+  return Object.assign(body, { verify });
+}
+
+const throwFailed = (failed: S3Error | null): void => {
+  if (failed) throw failed;
+};
+
+/** The body decoded, and the checks it must pass (with `md5` and `checksum`'s digests among them). */
+function uncheckedBody(
+  request: FastifyRequest,
+  payloadHash: string,
+  caller: S3Caller | undefined,
+  options: BodyOptions,
+): { body: RequestBody; checks: BodyCheck[] } {
   const tap = options.md5 ? md5Tap() : undefined;
   const wanted = options.checksum;
   // The wanted checksum is taken as the bytes pass only when the request does not send it (then it is verified, and known).
   const computed = wanted !== undefined && sentChecksumAlgorithm(request.headers) !== wanted ? checksumTap(wanted) : undefined;
   const taps = [...(tap ? [tap.check] : []), ...(computed ? [computed.check] : [])];
-  const body = readBody(request, payloadHash, caller, taps, options.objectChecksumHeaders !== true);
+  const read = readBody(request, payloadHash, caller, taps, options.objectChecksumHeaders !== true);
+  const body = read.body;
   // Set on the body, not spread into a new object: a spread followed by more fields is a slow copy in V8.
   if (tap) body.md5Hex = tap.hex;
   if (wanted !== undefined) body.checksum = computed?.value ?? (() => Promise.resolve(body.checksums?.()?.[wanted] ?? ''));
-  return body;
+  return read;
 }
 
-function readBody(request: FastifyRequest, payloadHash: string, caller: S3Caller | undefined, taps: BodyCheck[], flexible: boolean): RequestBody {
+function readBody(
+  request: FastifyRequest,
+  payloadHash: string,
+  caller: S3Caller | undefined,
+  taps: BodyCheck[],
+  flexible: boolean,
+): { body: RequestBody; checks: BodyCheck[] } {
   const headers = request.headers;
   if (payloadHash.startsWith('STREAMING-')) return chunkedBody(request, payloadHash, caller, taps);
   const checks = [...bodyChecks(headers, undefined, flexible), ...taps];
   if (payloadHash === UNSIGNED_PAYLOAD) {
-    return checks.length === 0 ? { stream: request.raw, raw: true } : { stream: checked(request.raw, checks), raw: true, checksums: verifiedChecksums(checks) };
+    return { body: { stream: request.raw, raw: true, checksums: verifiedChecksums(checks) }, checks };
   }
   if (/^[0-9a-f]{64}$/.test(payloadHash)) {
-    const sha256 = createHash('sha256');
     const payload: BodyCheck = {
-      digest: { update: (data) => sha256.update(data), digest: () => sha256.digest() },
+      digest: nodeHash('sha256'),
       expected: () => Buffer.from(payloadHash, 'hex').toString('base64'),
       mismatch: s3Errors.contentSha256Mismatch,
+      ofWhole: wholeNodeHash('sha256'),
     };
-    return { stream: checked(request.raw, [payload, ...checks]), raw: true, checksums: verifiedChecksums(checks) };
+    return { body: { stream: request.raw, raw: true, checksums: verifiedChecksums(checks) }, checks: [payload, ...checks] };
   }
   throw s3Errors.invalidArgument(`x-amz-content-sha256 must be the payload's hex SHA-256, ${UNSIGNED_PAYLOAD} or a STREAMING-* mode`);
 }
 
-function chunkedBody(request: FastifyRequest, payloadHash: string, caller: S3Caller | undefined, taps: BodyCheck[]): RequestBody {
+function chunkedBody(
+  request: FastifyRequest,
+  payloadHash: string,
+  caller: S3Caller | undefined,
+  taps: BodyCheck[],
+): { body: RequestBody; checks: BodyCheck[] } {
   const headers = request.headers;
   const signed = payloadHash === STREAMING_SIGNED || payloadHash === STREAMING_SIGNED_TRAILER;
   const trailing = payloadHash === STREAMING_SIGNED_TRAILER || payloadHash === STREAMING_UNSIGNED_TRAILER;
@@ -131,8 +203,7 @@ function chunkedBody(request: FastifyRequest, payloadHash: string, caller: S3Cal
   ];
   // A body refused midway (a bad chunk signature) is read on to its end and dropped, so the connection can carry the answer and the next request.
   const decoded = bodyThrough(request.raw, decoder);
-  const stream = checks.length === 0 ? decoded : checked(decoded, checks);
-  return { stream, raw: false, declaredSize: Number(decodedLength), checksums: verifiedChecksums(checks) };
+  return { body: { stream: decoded, raw: false, declaredSize: Number(decodedLength), checksums: verifiedChecksums(checks) }, checks };
 }
 
 /** x-amz-trailer: the trailing checksums a body ends with (S3 takes checksums only). */

@@ -22,7 +22,10 @@ export interface RemovedVersion extends StoredVersion {
  * visibility and the switches of its public access block that hide it (null: no block).
  */
 export interface ReadableObject {
-  bucket: Pick<BucketRow, 'id' | 'owner_id' | 'public' | 'storage_name'> & { ignore_public_acls: number | null; restrict_public_buckets: number | null };
+  bucket: Pick<BucketRow, 'id' | 'owner_id' | 'name' | 'public' | 'storage_name'> & {
+    ignore_public_acls: number | null;
+    restrict_public_buckets: number | null;
+  };
   object: ObjectRow;
 }
 
@@ -87,6 +90,7 @@ export async function findBucketAndObject(
     .select([
       'buckets.id as bucket_id',
       'buckets.owner_id',
+      'buckets.name',
       'buckets.public',
       'buckets.storage_name',
       'block.ignore_public_acls',
@@ -116,6 +120,7 @@ export async function findBucketAndObject(
   const bucket = {
     id: row.bucket_id,
     owner_id: row.owner_id,
+    name: row.name,
     public: row.public,
     storage_name: row.storage_name,
     ignore_public_acls: row.ignore_public_acls,

@@ -1,7 +1,8 @@
 /**
- * PutObject: the body streams to the domain's uploadObject as a Pail API
- * upload's does, decoded (aws-chunked) and checked (MD5, checksums) on the
- * way by payload.ts; the answer carries S3's ETag (the MD5) and checksums.
+ * PutObject: the body goes to the domain's uploadObject as a Pail API
+ * upload's does, decoded (aws-chunked) by payload.ts, with its checks
+ * (payload hash, MD5, checksums) for uploadObject to run on the bytes it
+ * reads; the answer carries S3's ETag (the MD5) and checksums.
  */
 import { parseFilename } from '../../domain/objects.js';
 import { checkWriteCondition, uploadObject } from '../../domain/uploads.js';
@@ -11,7 +12,7 @@ import { s3Errors } from '../errors.js';
 import { ownBucketForNewObject, type Handler } from '../handler-support.js';
 import { metadataOf } from '../metadata.js';
 import { checksumHeaders } from '../object-reads.js';
-import { bodyStream } from '../payload.js';
+import { uploadBody } from '../payload.js';
 
 const isChunked = (value: string | undefined): boolean => value !== undefined && /(^|,)\s*chunked\s*$/i.test(value);
 
@@ -22,7 +23,7 @@ export const PutObject: Handler = async (ctx, request, reply, target) => {
   const condition = writeConditionOf(request.headers);
   if (condition) await checkWriteCondition(ctx.storage, bucket.id, filename, condition);
   // An aws-chunked body declares its decoded length (x-amz-decoded-content-length); Content-Length counts its framing.
-  const body = bodyStream(request, target.caller.payloadHash, target.caller, { md5: true });
+  const body = uploadBody(request, target.caller.payloadHash, target.caller, { md5: true });
   const declaredSize = body.declaredSize ?? declaredLength(request);
   // A body sent chunked (Transfer-Encoding) has no length up front: it is held against the cap as it streams.
   if (declaredSize === undefined && !isChunked(request.headers['transfer-encoding'])) throw s3Errors.missingContentLength();
@@ -32,6 +33,7 @@ export const PutObject: Handler = async (ctx, request, reply, target) => {
     bucket: { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name },
     filename,
     body: body.stream,
+    verify: body.verify,
     contentType: contentTypeFor(filename, request.headers['content-type']),
     declaredSize,
     rawRequestBody: body.raw,
