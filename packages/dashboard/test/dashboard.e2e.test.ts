@@ -124,9 +124,9 @@ describe.skipIf(skipBrowserSuites)('dashboard (end to end, Chromium)', () => {
       { name: 'data.bin', mimeType: 'application/octet-stream', buffer: data },
     ]);
     const uploads = page.getByRole('list', { name: 'Upload progress' });
-    await uploads.getByRole('progressbar', { name: 'Upload of hello.txt' }).waitFor();
-    await uploads.getByRole('progressbar', { name: 'Upload of data.bin' }).waitFor();
     await page.getByRole('heading', { name: 'Uploads (2 of 2 done)' }).waitFor();
+    // All landed: the tray folds to its summary; opened again, it shows each at 100%.
+    await page.getByRole('button', { name: 'Show uploads' }).click();
     for (const name of ['hello.txt', 'data.bin']) {
       await poll(() => uploads.getByRole('progressbar', { name: `Upload of ${name}` }).getAttribute('aria-valuenow')).toBe('100');
     }

@@ -276,6 +276,8 @@ describe.skipIf(skipBrowserSuites)('dashboard unfinished uploads (end to end, Ch
             cut = false;
             await clocked.clock.runFor(31_000);
             await clocked.getByRole('heading', { name: /^Uploads \(\d+ of \d+ done\)$/ }).waitFor({ timeout: LONG });
+            // All landed, the tray folded to its summary: open it to see the item.
+            await clocked.getByRole('button', { name: 'Show uploads' }).click();
             await item.and(clocked.locator('[data-status="done"]')).waitFor({ timeout: LONG });
           });
           expect((await downloadDigest(context, `${server.url}/api/buckets/${bucketId}/files/long.bin`, 'sha256')).digest).toBe(sha256);

@@ -330,6 +330,11 @@ describe('create bucket validation', () => {
       [{}, 'Bucket name is required'],
       [{ name: 42 }, 'Bucket name must be a string'],
       [{ name: 'ab' }, 'Bucket name must be 3 to 40 characters long'],
+      [
+        { name: 'My Bucket!' },
+        'Bucket name may contain only lowercase letters, digits, hyphens and underscores: it has uppercase letters (M, B), a space and “!”',
+      ],
+      [{ name: '-photos' }, 'Bucket name must start and end with a lowercase letter or digit'],
       [{ name: 'okay', visibility: 'hidden' }, 'visibility must be "public" or "private"'],
       [{ name: 'okay', public: 'true' }, 'public must be true or false'],
       [{ name: 'okay', visibility: 'public', public: false }, 'visibility and public contradict each other'],

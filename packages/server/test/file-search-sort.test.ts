@@ -91,7 +91,8 @@ describe.each(['developer', 'client'] as const)('search and sort on the %s API',
     }
     const search = async (term: string, extra: Record<string, string> = {}) => names((await list(api, bucket, { search: term, ...extra })).data);
 
-    expect(await search('port')).toEqual(['Quarterly-REPORT.pdf', 'notes/report-draft.txt']);
+    // In the name order of `sort=name`: ignoring case (byte order would put Q before n).
+    expect(await search('port')).toEqual(['notes/report-draft.txt', 'Quarterly-REPORT.pdf']);
     expect(await search('rEpOrT-d')).toEqual(['notes/report-draft.txt']);
     expect(await search('café')).toEqual(['CAFÉ menu.txt', 'cafe\u0301-decomposed.txt']);
     expect(await search('CAF\u0045\u0301')).toEqual(['CAFÉ menu.txt', 'cafe\u0301-decomposed.txt']);
@@ -188,6 +189,71 @@ describe.each(['developer', 'client'] as const)('search and sort on the %s API',
     const top = await list(api, bucket, { delimiter: '/', sort: 'size' });
     expect(top.folders).toEqual(['top/']);
     expect(names(top.data)).toEqual(['elsewhere.txt']);
+  });
+
+  it('sorts by name as a file manager does: natural, ignoring case, folders first, across pages both ways', async () => {
+    const bucket = await newBucket(api);
+    const files = [
+      'file10.txt',
+      'file2.txt',
+      'File1.txt',
+      'data-b.csv',
+      'Report-a.pdf',
+      'report-b.pdf',
+      'Data-a.csv',
+      'file02b.txt',
+      'x9.bin',
+      'x10.bin',
+      'x009.txt',
+    ];
+    const folders = ['Zeta/', 'alpha/', 'Beta2/', 'beta10/'];
+    for (const name of files) await put(api, bucket, `top/${name}`, 'x');
+    for (const folder of folders) await put(api, bucket, `top/${folder}inside-${folder.length}.txt`, 'x');
+    await put(api, bucket, 'top/beta10/deeper/leaf.txt', 'x');
+    await put(api, bucket, 'top/Beta2/', '');
+    const expectedFiles = [
+      'data-a.csv',
+      'data-b.csv',
+      'file1.txt',
+      'file2.txt',
+      'file02b.txt',
+      'file10.txt',
+      'report-a.pdf',
+      'report-b.pdf',
+      'x9.bin',
+      'x009.txt',
+      'x10.bin',
+    ];
+    const expectedFolders = ['alpha/', 'Beta2/', 'beta10/', 'Zeta/'];
+    for (const limit of ['1', '3', '1000']) {
+      const up = await allPages(api, bucket, { prefix: 'top/', delimiter: '/', sort: 'name', limit });
+      expect(up.folders, limit).toEqual(expectedFolders.map((f) => `top/${f}`));
+      expect(
+        names(up.files).map((n) => n.slice(4).toLowerCase()),
+        limit,
+      ).toEqual(expectedFiles);
+      const down = await allPages(api, bucket, { prefix: 'top/', delimiter: '/', sort: 'name', order: 'desc', limit });
+      expect(down.folders, limit).toEqual(expectedFolders.map((f) => `top/${f}`).reverse());
+      expect(
+        names(down.files).map((n) => n.slice(4).toLowerCase()),
+        limit,
+      ).toEqual([...expectedFiles].reverse());
+    }
+    // The case as written is kept, and breaks a tie of folded names: upper case first.
+    await put(api, bucket, 'top/DATA-B.csv', 'x');
+    const page = await list(api, bucket, { prefix: 'top/', delimiter: '/', sort: 'name', limit: '7' });
+    expect(names(page.data)).toEqual(['top/Data-a.csv', 'top/DATA-B.csv', 'top/data-b.csv']);
+    // Without a delimiter the whole tree, each folder's contents right after its name; a search keeps the order.
+    const tree = await allPages(api, bucket, { prefix: 'top/', sort: 'name', limit: '5' });
+    expect(names(tree.files).slice(0, 3)).toEqual(['top/alpha/inside-6.txt', 'top/Beta2/', 'top/Beta2/inside-6.txt']);
+    expect(names((await list(api, bucket, { search: 'file', sort: 'name' })).data)).toEqual([
+      'top/File1.txt',
+      'top/file2.txt',
+      'top/file02b.txt',
+      'top/file10.txt',
+    ]);
+    // Without sort the default listing stays in byte order, as S3 lists.
+    expect(names((await list(api, bucket, { prefix: 'top/', limit: '3' })).data)).toEqual(['top/Beta2/', 'top/Beta2/inside-6.txt', 'top/DATA-B.csv']);
   });
 
   it('gives every file updated_at, which moves when the file is replaced', async () => {

@@ -7,14 +7,35 @@ export const BUCKET_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{1,38}[a-z0-9]$/;
 
 export function bucketNameProblem(name: unknown): string | null {
   if (typeof name !== 'string' || name.length === 0) return 'Bucket name is required';
+  const wrong = unfitBucketNameChars(name);
+  if (wrong) return `Bucket name may contain only lowercase letters, digits, hyphens and underscores: it has ${wrong}`;
   if (name.length < 3 || name.length > 40) return 'Bucket name must be 3 to 40 characters long';
-  if (!/^[a-z0-9]/.test(name) || !/[a-z0-9]$/.test(name)) {
-    return 'Bucket name must start and end with a lowercase letter or digit';
-  }
-  if (!BUCKET_NAME_PATTERN.test(name)) {
-    return 'Bucket name may contain only lowercase letters, digits, hyphens and underscores';
-  }
+  if (!BUCKET_NAME_PATTERN.test(name)) return 'Bucket name must start and end with a lowercase letter or digit';
   return null;
+}
+
+/** What in `name` no bucket name may have, in words: `uppercase letters (M, B), a space and “!”`; null when nothing. */
+function unfitBucketNameChars(name: string): string | null {
+  const upper = new Set<string>();
+  const others = new Set<string>();
+  let spaces = 0;
+  for (const char of name) {
+    if (/[a-z0-9_-]/.test(char)) continue;
+    if (char === ' ') spaces++;
+    else if (/^[A-Z]$/.test(char)) upper.add(char);
+    else others.add(char);
+  }
+  const parts: string[] = [];
+  if (upper.size > 0) parts.push(`${upper.size === 1 ? 'an uppercase letter' : 'uppercase letters'} (${[...upper].join(', ')})`);
+  if (spaces > 0) parts.push(spaces === 1 ? 'a space' : 'spaces');
+  if (others.size > 0)
+    parts.push(
+      [...others]
+        .map((char) => (/\s/.test(char) || isUnfitText(char) ? `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : `“${char}”`))
+        .join(', '),
+    );
+  if (parts.length === 0) return null;
+  return parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
 }
 
 const MAX_FILENAME_BYTES = 1024;

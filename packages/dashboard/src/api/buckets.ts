@@ -60,7 +60,8 @@ export async function listFiles(bucketId: number, params: ListFilesParams, signa
   if (params.cursor) query.set('cursor', params.cursor);
   if (params.delimiter) query.set('delimiter', params.delimiter);
   if (params.search) query.set('search', params.search);
-  if (params.sort && params.sort !== 'name') query.set('sort', params.sort);
+  // Always named: without a sort the server lists in byte order (as S3 does); sort=name is a file manager's order.
+  if (params.sort) query.set('sort', params.sort);
   if (params.order === 'desc') query.set('order', 'desc');
   const qs = query.toString();
   const res = await request<ListFilesResponse>(`/api/buckets/${bucketId}/files${qs ? `?${qs}` : ''}`, {

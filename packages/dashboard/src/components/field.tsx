@@ -8,12 +8,13 @@ type FieldProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> & {
   error?: string | null;
 };
 
-/** A labelled input whose hint and error are tied to it with aria-describedby. */
+/** A labelled input whose hint and error are tied to it with aria-describedby. The error, when there is one, takes the hint's place: it says the same thing, sharper. */
 export function Field({ label, hint, error, className, ...input }: FieldProps) {
   const id = useId();
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
-  const describedBy = [error ? errorId : null, hint ? hintId : null].filter(Boolean).join(' ') || undefined;
+  const shownHint = error ? null : hint;
+  const describedBy = (error ? errorId : shownHint ? hintId : '') || undefined;
   return (
     <div className={`field${className ? ` ${className}` : ''}`}>
       <label className="field-label" htmlFor={id}>
@@ -25,9 +26,9 @@ export function Field({ label, hint, error, className, ...input }: FieldProps) {
           <Icon name="alert" size={14} /> {error}
         </p>
       ) : null}
-      {hint ? (
+      {shownHint ? (
         <p className="field-hint" id={hintId}>
-          {hint}
+          {shownHint}
         </p>
       ) : null}
     </div>

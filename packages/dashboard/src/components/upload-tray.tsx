@@ -5,7 +5,7 @@
  * refused file says why and offers no retry that could not succeed.
  */
 import { useEffect, useRef, useState } from 'react';
-import { isFinished, useUploadQueue, type UploadItem } from '../hooks/upload-queue';
+import { isFinished, isRunning, useUploadQueue, type UploadItem } from '../hooks/upload-queue';
 import { formatBytes, formatDuration, formatPercent, formatSpeed } from '../lib/format';
 import { Icon } from './icons';
 import { ProgressBar } from './progress-bar';
@@ -121,10 +121,20 @@ export function UploadTray() {
     count.current = items.length;
   }, [items.length]);
 
-  if (items.length === 0 && unfinished.length === 0) return null;
   const done = items.filter((i) => i.status === 'done').length;
   const failed = items.filter((i) => i.status === 'error').length;
   const finished = items.filter(isFinished).length;
+  // Once the last upload lands, the tray folds to its one-line summary, out of the way. Not
+  // when one failed or was cancelled: the user has a reason to read, and perhaps a Retry to press.
+  const running = items.some((i) => isRunning(i) || i.status === 'paused');
+  const allDone = items.length > 0 && done === items.length && unfinished.length === 0;
+  const wasRunning = useRef(running);
+  useEffect(() => {
+    if (wasRunning.current && !running && allDone) setCollapsed(true);
+    wasRunning.current = running;
+  }, [running, allDone]);
+
+  if (items.length === 0 && unfinished.length === 0) return null;
 
   return (
     <section className={`upload-tray${collapsed ? ' upload-tray-collapsed' : ''}`} aria-labelledby="upload-tray-title">
@@ -143,8 +153,8 @@ export function UploadTray() {
         </h2>
         {failed > 0 ? <span className="upload-tray-failed">{failed} failed</span> : null}
         {finished > 0 ? (
-          <button type="button" className="btn btn-ghost btn-small" onClick={clearFinished}>
-            Clear finished
+          <button type="button" className="btn btn-ghost btn-small" aria-label="Clear finished uploads" title="Clear finished uploads" onClick={clearFinished}>
+            Clear
           </button>
         ) : null}
         <button

@@ -16,6 +16,7 @@ import { RESUMABLE_THRESHOLD, uploadResumable, type ResumableHandle, type Unfini
 import type { ServerUnfinishedUpload } from '../api/unfinished';
 import { UploadCancelled, uploadFile, type UploadHandle } from '../api/upload';
 import { ReplacePrompt, type Clash, type ReplaceChoice } from '../components/replace-prompt';
+import type { PickedFile } from '../lib/dropped-files';
 import { planUploads } from '../lib/plan-uploads';
 import type { Refusal } from '../lib/upload-checks';
 import { useSession } from './session';
@@ -57,8 +58,11 @@ type FinishedListener = (bucketId: number, result: UploadResult) => void;
 
 interface UploadQueueValue {
   items: UploadItem[];
-  /** Checks, asks about names already taken, then queues `files` for `folder` (`''` or a path ending in `/`) of `bucket`. */
-  addFiles: (bucket: StorageBucket, files: File[], folder: string, resume?: { url: string; heldBytes: number }) => Promise<void>;
+  /**
+   * Checks, asks about names already taken, then queues `files` for `folder` (`''` or a path ending in `/`) of `bucket`:
+   * a File under its own name, a PickedFile under its path (a folder's tree).
+   */
+  addFiles: (bucket: StorageBucket, files: (File | PickedFile)[], folder: string, resume?: { url: string; heldBytes: number }) => Promise<void>;
   cancel: (id: string) => void;
   retry: (id: string) => void;
   pause: (id: string) => void;
@@ -103,6 +107,35 @@ function smoothed(previous: Sample | undefined, loaded: number, now: number): Sa
   if (now - previous.time < 200) return null;
   const instant = ((loaded - previous.loaded) * 1000) / (now - previous.time);
   return { time: now, loaded, speed: previous.speed > 0 ? previous.speed * 0.6 + instant * 0.4 : instant };
+}
+
+/**
+ * The names, with sizes, of the files already where `picked` go: those
+ * directly in `folder`, and everything under each folder the pick brings
+ * (all of it, page after page). Unknown (the listing failed): none, and
+ * the server still refuses nothing it should not.
+ */
+async function existingNames(bucketId: number, folder: string, picked: PickedFile[]): Promise<Map<string, number>> {
+  const existing = new Map<string, number>();
+  const prefixes = new Set(picked.flatMap(({ path }) => (path.includes('/') ? [`${folder}${path.slice(0, path.indexOf('/') + 1)}`] : [])));
+  const lists: { prefix: string; delimiter?: '/' }[] = [
+    ...(picked.some(({ path }) => !path.includes('/')) ? [{ prefix: folder, delimiter: '/' as const }] : []),
+    ...[...prefixes].map((prefix) => ({ prefix })),
+  ];
+  try {
+    for (const params of lists) {
+      let cursor: string | null = null;
+      do {
+        const page = await listFiles(bucketId, { ...params, limit: 1000, cursor });
+        for (const f of page.data) existing.set(f.filename, f.size);
+        // One folder's direct files fill one page in practice; a tree is read to its end.
+        cursor = params.delimiter ? null : page.next_cursor;
+      } while (cursor);
+    }
+  } catch {
+    return existing;
+  }
+  return existing;
 }
 
 export function UploadQueueProvider({ children }: { children: ReactNode }) {
@@ -209,14 +242,11 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
   );
 
   const addFiles = useCallback(
-    async (bucket: StorageBucket, list: File[], folder: string, resume?: { url: string; heldBytes: number }) => {
+    async (bucket: StorageBucket, list: (File | PickedFile)[], folder: string, resume?: { url: string; heldBytes: number }) => {
       if (list.length === 0) return;
-      // The folder's files as the server has them now, and the space left: a stale page must not decide.
-      const [listing, account] = await Promise.all([
-        listFiles(bucket.id, { prefix: folder, delimiter: '/', limit: 1000 }).catch(() => null),
-        me().catch(() => user),
-      ]);
-      const existing = new Map((listing?.data ?? []).map((f) => [f.filename, f.size]));
+      const picked = list.map((item) => (item instanceof File ? { file: item, path: item.name } : item));
+      // The files these may replace as the server has them now, and the space left: a stale page must not decide.
+      const [existing, account] = await Promise.all([existingNames(bucket.id, folder, picked), me().catch(() => user)]);
       const pending = itemsRef.current.filter((i) => i.bucketId === bucket.id && (isRunning(i) || i.status === 'paused'));
       const pendingBytes = itemsRef.current.filter((i) => isRunning(i) || i.status === 'paused').reduce((sum, i) => sum + i.size, 0);
       // Unfinished uploads hold their bytes too, but the one this file goes on with already holds its own.
@@ -224,7 +254,7 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
       const spaceLeft = account ? account.storage_limit_bytes - account.storage_used_bytes - Math.max(0, held) - pendingBytes : Infinity;
       const planned = await planUploads({
         bucket,
-        files: list,
+        files: picked,
         folder,
         existing,
         queued: new Set(pending.map((i) => i.name)),

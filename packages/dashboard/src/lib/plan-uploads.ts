@@ -6,6 +6,7 @@
  */
 import { filenameProblem } from '@pail/shared/names';
 import type { ReplaceChoice } from '../components/replace-prompt';
+import type { PickedFile } from './dropped-files';
 import { bucketRefusal, capRefusal, keepBothName, type BucketLimitsView, type Refusal } from './upload-checks';
 
 export interface PlannedUpload {
@@ -16,10 +17,11 @@ export interface PlannedUpload {
 
 export interface PlanInput {
   bucket: BucketLimitsView;
-  files: File[];
+  /** Each file with its path under `folder` (a folder's files keep their tree). */
+  files: PickedFile[];
   /** `''` for the top of the bucket, else a path ending in `/`. */
   folder: string;
-  /** The files already in the folder, by whole name, with their sizes. */
+  /** The files already under the folder where these go, by whole name, with their sizes. */
   existing: Map<string, number>;
   /** Names other uploads in the queue will take in this bucket. */
   queued: Set<string>;
@@ -32,13 +34,13 @@ export interface PlanInput {
 export async function planUploads({ bucket, files, folder, existing, queued, spaceLeft, ask }: PlanInput): Promise<PlannedUpload[]> {
   const planned: PlannedUpload[] = [];
   const taken = (name: string) => existing.has(name) || queued.has(name) || planned.some((p) => p.refusal === null && p.name === name);
-  const clashes = files.filter((file) => existing.has(folder + file.name)).length;
+  const clashes = files.filter(({ path }) => existing.has(folder + path)).length;
   let seen = 0;
   let forAll: ReplaceChoice | null = null;
   let left = spaceLeft;
 
-  for (const file of files) {
-    let name = folder + file.name;
+  for (const { file, path } of files) {
+    let name = folder + path;
     const problem = filenameProblem(name);
     if (problem) {
       planned.push({ file, name, refusal: { kind: 'name', message: problem } });

@@ -11,9 +11,12 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The dashboard holds a session: no other site may frame it (clickjacking),
- * and it loads no plugins and no base URL from elsewhere.
+ * and it loads no plugins and no base URL from elsewhere. It frames and plays
+ * only its own origin's files: the browser's PDF viewer in an <iframe>, and
+ * <video>/<audio> against a file's URL (files are served with `sandbox`, so a
+ * framed one runs no script as this origin).
  */
-export const DASHBOARD_CSP = "frame-ancestors 'none'; object-src 'none'; base-uri 'self'";
+export const DASHBOARD_CSP = "frame-ancestors 'none'; object-src 'none'; frame-src 'self'; media-src 'self'; base-uri 'self'";
 
 export function defaultDashboardDir(): string {
   // packages/server/dist/http -> packages/dashboard/dist

@@ -18,6 +18,7 @@ import {
   resumableUploads,
   resumableWriters,
 } from './migrations/uploads-and-buckets.js';
+import { nameSortKeys } from './migrations/name-sort-keys.js';
 import { publicAccessBlocks } from './migrations/public-access.js';
 
 export type { Dialect } from './migrations/columns.js';
@@ -43,6 +44,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0015_resumable_writers': resumableWriters(),
         '0016_multipart_objects': multipartObjects(),
         '0017_public_access_blocks': publicAccessBlocks(dialect),
+        '0018_name_sort_keys': nameSortKeys(dialect),
       };
     },
   };

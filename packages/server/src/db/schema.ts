@@ -76,6 +76,8 @@ export interface ObjectsTable {
   checksums: string | null;
   /** The name folded for case-insensitive search (db/folded-names.ts); every write sets it. Not part of ObjectRow: only search reads it. */
   name_folded: ColumnType<string | null, string, string>;
+  /** The name's key for "sort by name", natural and case-insensitive (db/name-sort-keys.ts); every write sets it. Not part of ObjectRow. */
+  name_sort: ColumnType<string | null, string, string>;
   /** The multipart upload that made this version (null for any other write): a repeated completion finds it here. Not part of ObjectRow. */
   upload_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** That upload's parts, JSON [[number, size, checksum?], …] (domain/object-parts.ts); null when not multipart or completed before 0016. Not part of ObjectRow. */
@@ -189,7 +191,7 @@ export type Db = Kysely<Database>;
 
 export type UserRow = Selectable<UsersTable>;
 export type BucketRow = Selectable<BucketsTable>;
-export type ObjectRow = Omit<Selectable<ObjectsTable>, 'name_folded' | 'upload_id' | 'parts'>;
+export type ObjectRow = Omit<Selectable<ObjectsTable>, 'name_folded' | 'name_sort' | 'upload_id' | 'parts'>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
 /** A user as requests carry it (and caches keep it): everything but the password hash. */

@@ -1,7 +1,8 @@
 /**
- * File listings sorted by another column or order, or searched: what the
- * dashboard's file browser asks for. The default listing (names ascending,
- * no search) stays in objects.ts, with its own cursor format.
+ * File listings asked for with `sort`, `order` or `search`: what the
+ * dashboard's file browser asks for. The default listing (none of them:
+ * names ascending in byte order, as S3 lists) stays in objects.ts, with its
+ * own cursor format.
  *
  * - `search`: a substring anywhere in the name after `prefix`, ignoring case
  *   (Unicode folding, db/folded-names.ts), `%` and `_` literal. With
@@ -9,12 +10,23 @@
  *   returns the matching files (no folder markers), `folders` empty: a search
  *   box finds files wherever they are below the folder shown.
  * - `sort` name | size | type | updated, `order` asc | desc; ties by name in
- *   the same order. With `delimiter=/` and no search, the folders come first
- *   (by name: descending only when sorting by name descending), then the files.
+ *   the same order. By name is as a file manager sorts: natural (`file2`
+ *   before `file10`) and ignoring case (db/name-sort-keys.ts). With
+ *   `delimiter=/` and no search, the folders come first (in that name
+ *   order: descending only when sorting by name descending), then the files.
  */
 import type { BucketRow, Db, ObjectRow } from '../db/schema.js';
 import { foldName, escapeLike } from '../db/folded-names.js';
-import { listNames, listSortedObjectRows, SORT_COLUMNS, type SortKey, type SortOrder, type SortPosition } from '../db/repositories/sorted-objects.js';
+import { nameSortKey } from '../db/name-sort-keys.js';
+import {
+  listNames,
+  listSortedObjectRows,
+  SORT_COLUMNS,
+  sortValueOf,
+  type SortKey,
+  type SortOrder,
+  type SortPosition,
+} from '../db/repositories/sorted-objects.js';
 import { errors } from './errors.js';
 
 export const SORT_KEYS = Object.keys(SORT_COLUMNS) as SortKey[];
@@ -32,17 +44,18 @@ export interface SortedListing {
   cursor: string | undefined;
 }
 
-/** The listing's search, sort and order, checked; null when they ask for the default listing. */
+/** The listing's search, sort and order, checked; null when none is given (the default listing). */
 export function parseSortAndSearch(query: { search?: string | undefined; sort?: string | undefined; order?: string | undefined }) {
-  const sort = query.sort === undefined || query.sort === '' ? 'name' : query.sort;
-  const order = query.order === undefined || query.order === '' ? 'asc' : query.order;
+  const given = (value: string | undefined) => value !== undefined && value !== '';
+  const sort = given(query.sort) ? query.sort! : 'name';
+  const order = given(query.order) ? query.order! : 'asc';
   if (!(SORT_KEYS as string[]).includes(sort)) throw errors.validation(`sort must be one of ${SORT_KEYS.join(', ')}`);
   if (!(ORDERS as string[]).includes(order)) throw errors.validation('order must be asc or desc');
   const search = query.search === undefined || query.search === '' ? undefined : query.search;
   if (search !== undefined && (search.length > MAX_SEARCH_LENGTH || LONE_SURROGATE.test(search))) {
     throw errors.validation(`search must be valid text of at most ${MAX_SEARCH_LENGTH} characters`);
   }
-  if (search === undefined && sort === 'name' && order === 'asc') return null;
+  if (search === undefined && !given(query.sort) && !given(query.order)) return null;
   return { search, sort: sort as SortKey, order: order as SortOrder };
 }
 
@@ -82,7 +95,7 @@ export async function listSorted(
     entries.length > limit && last
       ? 'folder' in last
         ? { folder: last.folder }
-        : { file: true, key: last.row[SORT_COLUMNS[sort]], filename: last.row.filename }
+        : { file: true, key: sortValueOf(last.row, sort), filename: last.row.filename }
       : undefined;
   return {
     rows: page.flatMap((entry) => ('row' in entry ? [entry.row] : [])),
@@ -95,24 +108,30 @@ const WALK_BATCH = 256;
 
 /**
  * Up to `max` folders directly under `prefix`, past `after`, in name order
- * either way. Each folder found skips past everything in it, so a folder
- * with many files costs one query, not a read of all of them.
+ * (natural, case-insensitive: name keys, db/name-sort-keys.ts) either way.
+ * A folder's key begins the key of everything in it, so each folder found
+ * skips past all of it: a folder with many files costs one query, not a
+ * read of all of them.
  */
 async function subfolders(db: Db, bucketId: number, prefix: string, order: SortOrder, after: string | undefined, max: number): Promise<string[]> {
   const found: string[] = [];
-  // Ascending, a folder's names all sort from it up to pastPrefix(it); descending, every name before it sorts below it.
-  let bound: { after?: string; from?: string; before?: string } = after === undefined ? {} : order === 'asc' ? { from: pastPrefix(after) } : { before: after };
+  // Ascending, a folder's keys all sort from its key up to pastPrefix(key); descending, every key before it sorts below it.
+  const past = (folder: string) => {
+    const key = nameSortKey(folder);
+    return order === 'asc' ? { from: pastPrefix(key) } : { before: key };
+  };
+  let bound: { after?: string; from?: string; before?: string } = after === undefined ? {} : past(after);
   while (found.length < max) {
     const names = await listNames(db, bucketId, { prefix, order, ...bound, limit: WALK_BATCH });
     const folder = names.map((name) => folderOf(name, prefix)).find((f) => f !== null);
     if (folder) {
       found.push(folder);
-      bound = order === 'asc' ? { from: pastPrefix(folder) } : { before: folder };
+      bound = past(folder);
       continue;
     }
     const last = names[names.length - 1];
     if (names.length < WALK_BATCH || last === undefined) break;
-    bound = order === 'asc' ? { after: last } : { before: last };
+    bound = order === 'asc' ? { after: nameSortKey(last) } : { before: nameSortKey(last) };
   }
   return found;
 }
@@ -122,7 +141,7 @@ function folderOf(name: string, prefix: string): string | null {
   return slash === -1 ? null : name.slice(0, slash + 1);
 }
 
-/** The first name after every name that starts with `prefix` (see objects.ts). */
+/** The first name (or name key) after every one that starts with `prefix` (see objects.ts). */
 function pastPrefix(prefix: string): string {
   const last = prefix.codePointAt(prefix.length - 1)!;
   const lastLength = last > 0xffff ? 2 : 1;

@@ -23,7 +23,10 @@ export function CreateBucketDialog({ open, onClose, onCreated }: Props) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  const problem = bucketNameProblem(name);
+  /** A name the server said the user already has: shown as the field's problem until the name changes. */
+  const [taken, setTaken] = useState<string | null>(null);
+
+  const problem = bucketNameProblem(name) ?? (taken === name ? `You already have a bucket named “${name}”. Pick another name.` : null);
   // Checked as the user types, but "required" only after they have tried.
   const shownProblem = name.length > 0 || touched ? problem : null;
 
@@ -31,6 +34,7 @@ export function CreateBucketDialog({ open, onClose, onCreated }: Props) {
     setName('');
     setVisibility('private');
     setTouched(false);
+    setTaken(null);
     setError(null);
   };
 
@@ -53,13 +57,8 @@ export function CreateBucketDialog({ open, onClose, onCreated }: Props) {
       onCreated(bucket);
     } catch (err) {
       setBusy(false);
-      setError(
-        err instanceof ApiError && err.status === 409
-          ? `You already have a bucket named “${name}”. Pick another name.`
-          : err instanceof Error
-            ? err.message
-            : String(err),
-      );
+      if (err instanceof ApiError && err.status === 409) setTaken(name);
+      else setError(err instanceof Error ? err.message : String(err));
     }
   };
 

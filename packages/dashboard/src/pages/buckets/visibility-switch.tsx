@@ -9,10 +9,12 @@ import { pluralize } from '../../lib/format';
 interface Props {
   bucket: StorageBucket;
   onChanged: (bucket: StorageBucket) => void;
+  /** The visible words; by default the bucket's state (Public or Private), for where no badge says it. */
+  text?: string;
 }
 
 /** Private at once; public only after saying what that means, since every file becomes readable by anyone with its URL. */
-export function VisibilitySwitch({ bucket, onChanged }: Props) {
+export function VisibilitySwitch({ bucket, onChanged, text }: Props) {
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const { notify } = useToast();
@@ -41,7 +43,7 @@ export function VisibilitySwitch({ bucket, onChanged }: Props) {
         onChange={(makePublic) => (makePublic ? setConfirming(true) : void makePrivate())}
         disabled={busy}
         label={`Public access for ${bucket.name}`}
-        text={bucket.public ? 'Public' : 'Private'}
+        text={text ?? (bucket.public ? 'Public' : 'Private')}
       />
       <ConfirmDialog
         open={confirming}

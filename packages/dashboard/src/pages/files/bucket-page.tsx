@@ -7,7 +7,7 @@ import { Link } from '../../components/link';
 import { ErrorState, Loading } from '../../components/states';
 import { VisibilityBadge } from '../../components/visibility-badge';
 import { useAsync } from '../../hooks/use-async';
-import { useCurrentFolder } from '../../hooks/use-folder';
+import { useBrowseView } from '../../hooks/use-browse-view';
 import { useSession } from '../../hooks/session';
 import { useToast } from '../../hooks/toast';
 import { useUploadQueue, useUploadsInto } from '../../hooks/upload-queue';
@@ -17,6 +17,7 @@ import { navigate } from '../../lib/router';
 import { BucketSettingsDialog } from '../buckets/bucket-settings-dialog';
 import { DeleteBucketDialog } from '../buckets/delete-bucket-dialog';
 import { VisibilitySwitch } from '../buckets/visibility-switch';
+import type { PickedFile } from '../../lib/dropped-files';
 import { DropZone, HiddenFileInput } from './drop-zone';
 import { FileBrowser } from './file-browser';
 import { NewFolderDialog } from './new-folder-dialog';
@@ -29,8 +30,9 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
   const [deleting, setDeleting] = useState(false);
   const [makingFolder, setMakingFolder] = useState(false);
   const [editingSettings, setEditingSettings] = useState(false);
-  const folder = useCurrentFolder();
+  const [{ folder }, setView] = useBrowseView();
   const picker = useRef<HTMLInputElement>(null);
+  const folderPicker = useRef<HTMLInputElement>(null);
 
   const { reload: reloadBucket } = bucket;
   const changed = useCallback(() => {
@@ -60,7 +62,7 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
   const { addFiles } = useUploadQueue();
   const current = bucket.data;
   // Files go into the folder on screen when they are picked or dropped, wherever the user goes next.
-  const addToFolder = useCallback((files: File[]) => void (current && addFiles(current, files, folder)), [addFiles, current, folder]);
+  const addToFolder = useCallback((files: PickedFile[]) => void (current && addFiles(current, files, folder)), [addFiles, current, folder]);
 
   useEffect(() => {
     document.title = `${bucket.data?.name ?? 'Bucket'} · Pail`;
@@ -105,7 +107,8 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
         }
         actions={
           <>
-            <VisibilitySwitch bucket={b} onChanged={(next) => bucket.setData(() => next)} />
+            {/* The badge beside the name says what the bucket is; the switch, what it controls. */}
+            <VisibilitySwitch bucket={b} text="Public access" onChanged={(next) => bucket.setData(() => next)} />
             <button type="button" className="btn btn-secondary" onClick={() => setEditingSettings(true)}>
               <Icon name="settings" /> Settings
             </button>
@@ -115,6 +118,9 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
             <button type="button" className="btn btn-secondary" onClick={() => setMakingFolder(true)}>
               <Icon name="folderPlus" /> New folder
             </button>
+            <button type="button" className="btn btn-secondary" onClick={() => folderPicker.current?.click()}>
+              <Icon name="folder" /> Upload folder
+            </button>
             <button type="button" className="btn btn-primary" onClick={openPicker}>
               <Icon name="upload" /> Upload files
             </button>
@@ -122,12 +128,13 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
         }
       />
       <HiddenFileInput ref={picker} onFiles={addToFolder} />
+      <HiddenFileInput ref={folderPicker} onFiles={addToFolder} folder />
 
       <DropZone onFiles={addToFolder} target={folder ? `${b.name}/${folder}` : b.name}>
         <div className="stack">
           <FileBrowser key={folder} bucket={b} version={version} onChanged={changed} onPickFiles={openPicker} />
           <p className="drop-hint">
-            <Icon name="upload" size={16} /> Tip: drop files anywhere on this area to upload them.
+            <Icon name="upload" size={16} /> Tip: drop files or folders anywhere on this area to upload them.
           </p>
         </div>
       </DropZone>
@@ -141,6 +148,8 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
           setMakingFolder(false);
           notify(`Folder ${folderName(made, folder)} created`);
           changed();
+          // Into the new folder, as a file manager does: the next upload lands in it.
+          setView({ folder: made, search: '' });
         }}
       />
 

@@ -1,8 +1,9 @@
 import { useRef, useState, type DragEvent, type ReactNode, type Ref } from 'react';
 import { Icon } from '../../components/icons';
+import { droppedEntries, filesOfEntries, pickedFiles, type PickedFile } from '../../lib/dropped-files';
 
 interface Props {
-  onFiles: (files: File[]) => void;
+  onFiles: (files: PickedFile[]) => void;
   children: ReactNode;
   /** Where dropped files go, as shown: `photos` or `photos/2026/`. */
   target: string;
@@ -12,7 +13,7 @@ function hasFiles(event: DragEvent): boolean {
   return Array.from(event.dataTransfer?.types ?? []).includes('Files');
 }
 
-/** Wraps the file area: files dropped anywhere on it are uploaded. */
+/** Wraps the file area: files and folders dropped anywhere on it are uploaded, folders with their tree. */
 export function DropZone({ onFiles, children, target }: Props) {
   const [over, setOver] = useState(false);
   const depth = useRef(0);
@@ -40,8 +41,17 @@ export function DropZone({ onFiles, children, target }: Props) {
         event.preventDefault();
         depth.current = 0;
         setOver(false);
-        const files = Array.from(event.dataTransfer.files);
-        if (files.length > 0) onFiles(files);
+        const entries = droppedEntries(event.dataTransfer);
+        const loose = pickedFiles(event.dataTransfer.files);
+        if (entries === null) {
+          if (loose.length > 0) onFiles(loose);
+          return;
+        }
+        void filesOfEntries(entries).then(
+          (files) => files.length > 0 && onFiles(files),
+          // A folder the browser cannot read (permissions, gone meanwhile): at least the loose files.
+          () => loose.length > 0 && onFiles(loose),
+        );
       }}
     >
       {children}
@@ -56,10 +66,11 @@ export function DropZone({ onFiles, children, target }: Props) {
 }
 
 /**
- * The one <input type=file> of the page, visually hidden; visible buttons call
- * click() on it so the picker opens from the keyboard too.
+ * The page's <input type=file>s, visually hidden: one for files, one for a
+ * folder (`webkitdirectory`, each file naming its path in the folder);
+ * visible buttons call click() on them so the pickers open from the keyboard too.
  */
-export function HiddenFileInput({ ref, onFiles }: { ref: Ref<HTMLInputElement>; onFiles: (files: File[]) => void }) {
+export function HiddenFileInput({ ref, onFiles, folder = false }: { ref: Ref<HTMLInputElement>; onFiles: (files: PickedFile[]) => void; folder?: boolean }) {
   return (
     <input
       ref={ref}
@@ -67,9 +78,10 @@ export function HiddenFileInput({ ref, onFiles }: { ref: Ref<HTMLInputElement>; 
       multiple
       className="sr-only"
       tabIndex={-1}
-      aria-label="Choose files to upload"
+      aria-label={folder ? 'Choose a folder to upload' : 'Choose files to upload'}
+      {...(folder ? { webkitdirectory: '' } : {})}
       onChange={(event) => {
-        const files = Array.from(event.target.files ?? []);
+        const files = pickedFiles(event.target.files ?? []);
         if (files.length > 0) onFiles(files);
         event.target.value = '';
       }}

@@ -6,7 +6,8 @@ import { Icon } from '../../components/icons';
 import { ErrorState, Loading } from '../../components/states';
 import { useFilePreview } from '../../hooks/use-object-url';
 import { describeType, formatBytes, formatDateTime } from '../../lib/format';
-import { PREVIEW_LIMITS, previewKind } from '../../lib/preview';
+import { PREVIEW_LIMITS, previewKind, streamsFromUrl } from '../../lib/preview';
+import { MediaPreview, PdfPreview } from './media-preview';
 
 interface Props {
   object: BucketObject | null;
@@ -17,12 +18,25 @@ interface Props {
 
 export function PreviewDialog({ object, bucketId, isPublic, onClose }: Props) {
   const kind = object ? previewKind(object.content_type, object.filename) : null;
-  const tooBig = object !== null && kind !== null && object.size > PREVIEW_LIMITS[kind];
-  const shouldLoad = object !== null && kind !== null && !tooBig;
+  const limit = kind === null ? undefined : PREVIEW_LIMITS[kind];
+  const tooBig = object !== null && limit !== undefined && object.size > limit;
+  const shouldLoad = object !== null && kind !== null && !tooBig && !streamsFromUrl(kind);
   const preview = useFilePreview(bucketId, shouldLoad ? object.filename : null, kind === 'text');
 
   return (
-    <Dialog open={object !== null} title={object?.filename ?? 'Preview'} onClose={onClose} size="large">
+    <Dialog
+      open={object !== null}
+      title={object?.filename ?? 'Preview'}
+      onClose={onClose}
+      size="large"
+      footer={
+        object ? (
+          <a className="btn btn-primary" href={fileApiPath(bucketId, object.filename)} download={object.filename}>
+            <Icon name="download" /> Download
+          </a>
+        ) : null
+      }
+    >
       {object ? (
         <div className="preview">
           <div className="preview-stage">
@@ -36,6 +50,10 @@ export function PreviewDialog({ object, bucketId, isPublic, onClose }: Props) {
                 <Icon name="file" size={28} />
                 This file is too large to preview ({formatBytes(object.size)}). Download it instead.
               </p>
+            ) : kind === 'pdf' ? (
+              <PdfPreview url={fileApiPath(bucketId, object.filename)} name={object.filename} />
+            ) : kind === 'video' || kind === 'audio' ? (
+              <MediaPreview kind={kind} url={fileApiPath(bucketId, object.filename)} name={object.filename} type={object.content_type} />
             ) : preview.loading ? (
               <Loading label="Loading preview…" />
             ) : preview.error ? (
@@ -49,10 +67,6 @@ export function PreviewDialog({ object, bucketId, isPublic, onClose }: Props) {
               </>
             ) : preview.value?.kind === 'blob' && kind === 'image' ? (
               <img className="preview-image" src={preview.value.url} alt={`Preview of ${object.filename}`} />
-            ) : preview.value?.kind === 'blob' && kind === 'pdf' ? (
-              <object className="preview-pdf" data={preview.value.url} type="application/pdf" aria-label={`Preview of ${object.filename}`}>
-                <p className="preview-message">This browser cannot show PDFs inline. Download the file to read it.</p>
-              </object>
             ) : null}
           </div>
           <dl className="details">
@@ -81,11 +95,6 @@ export function PreviewDialog({ object, bucketId, isPublic, onClose }: Props) {
               ? 'This bucket is public: anyone with the URL can download the file.'
               : 'This bucket is private: the URL works only with your session or an API key.'}
           </p>
-          <div className="preview-actions">
-            <a className="btn btn-primary" href={fileApiPath(bucketId, object.filename)} download={object.filename}>
-              <Icon name="download" /> Download
-            </a>
-          </div>
         </div>
       ) : null}
     </Dialog>

@@ -12,6 +12,8 @@ interface Props {
   onCreated: (key: CreatedApiKey) => void;
 }
 
+export const CREATE_KEY_FORM_ID = 'create-key-form';
+
 /** A name and, optionally, limits: which buckets, which permissions, until when. */
 export function CreateKeyForm({ buckets, onCreated }: Props) {
   const [name, setName] = useState('');
@@ -44,7 +46,7 @@ export function CreateKeyForm({ buckets, onCreated }: Props) {
   };
 
   return (
-    <form className="key-form" onSubmit={(event) => void submit(event)} noValidate aria-label="Create an API key">
+    <form id={CREATE_KEY_FORM_ID} className="key-form" onSubmit={(event) => void submit(event)} noValidate aria-label="Create an API key">
       <Field
         label="Key name"
         name="key-name"

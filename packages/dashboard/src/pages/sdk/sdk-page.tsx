@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
 import type { CreatedApiKey } from '@pail/shared';
 import { listBuckets } from '../../api/buckets';
 import { CodeBlock } from '../../components/code-block';
@@ -7,6 +7,7 @@ import { Link } from '../../components/link';
 import { Tabs } from '../../components/tabs';
 import { useAsync } from '../../hooks/use-async';
 import { ApiKeys } from './api-keys';
+import { CREATE_KEY_FORM_ID } from './create-key-form';
 import { curlSnippet, fetchSnippet, sdkSnippet, type SnippetInput } from './snippets';
 
 export function SdkPage() {
@@ -20,18 +21,29 @@ export function SdkPage() {
     document.title = 'SDK · Pail';
   }, []);
 
-  // Default to the first bucket once they are known.
-  useEffect(() => {
-    const first = buckets.data?.[0];
-    if (first && !buckets.data?.some((b) => String(b.id) === bucketId)) setBucketId(String(first.id));
-  }, [buckets.data, bucketId]);
+  // The examples run with the key filled in: only the buckets it may use, only what it may do.
+  const keyBuckets = created?.buckets ?? null;
+  const usable = useMemo(() => buckets.data?.filter((b) => keyBuckets === null || keyBuckets.includes(b.id)), [buckets.data, keyBuckets]);
+  const can = { read: !created || created.permissions.includes('read'), write: !created || created.permissions.includes('write') };
 
-  const chosen = buckets.data?.find((b) => String(b.id) === bucketId) ?? null;
+  // Default to the first usable bucket once they are known.
+  useEffect(() => {
+    const first = usable?.[0];
+    if (first && !usable?.some((b) => String(b.id) === bucketId)) setBucketId(String(first.id));
+  }, [usable, bucketId]);
+
+  const chosen = usable?.find((b) => String(b.id) === bucketId) ?? null;
   const input: SnippetInput = {
     baseUrl: window.location.origin,
     bucketId: chosen ? String(chosen.id) : '<bucket-id>',
     bucketName: chosen?.name ?? null,
     apiKey: created?.key ?? null,
+    can,
+  };
+  const toKeyForm = () => {
+    const form = document.getElementById(CREATE_KEY_FORM_ID);
+    form?.scrollIntoView({ block: 'center' });
+    form?.querySelector('input')?.focus();
   };
 
   return (
@@ -61,10 +73,10 @@ export function SdkPage() {
                 className="input select"
                 value={bucketId}
                 onChange={(e) => setBucketId(e.target.value)}
-                disabled={!buckets.data || buckets.data.length === 0}
+                disabled={!usable || usable.length === 0}
               >
-                {buckets.data && buckets.data.length > 0 ? (
-                  buckets.data.map((b) => (
+                {usable && usable.length > 0 ? (
+                  usable.map((b) => (
                     <option key={b.id} value={String(b.id)}>
                       {b.name} (id {b.id})
                     </option>
@@ -84,6 +96,15 @@ export function SdkPage() {
           {!created ? (
             <p className="muted small">
               The examples read the key from <code>PAIL_API_KEY</code>. Create a key above and it is filled in while it is shown.
+            </p>
+          ) : !can.write || !can.read ? (
+            <p className="notice notice-info" role="status" data-testid="key-scope-note">
+              The key “{created.name}” {can.read ? 'can read but not upload' : can.write ? 'can upload but not read' : 'can neither read nor upload'}, so the
+              examples {can.read ? 'list and download files' : can.write ? 'only upload' : 'cannot do anything with it'}.{' '}
+              <button type="button" className="link-button" onClick={toKeyForm}>
+                Create a key with the {can.write ? 'read' : 'write'} permission
+              </button>{' '}
+              to {can.write ? 'read files' : 'upload'} too.
             </p>
           ) : null}
           <Tabs

@@ -9,6 +9,7 @@
  */
 import type { Db } from '../schema.js';
 import { foldName } from '../folded-names.js';
+import { nameSortKey } from '../name-sort-keys.js';
 import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
 import { heldBesideOf, heldBesideRow, type Holding } from '../repositories/holdings.js';
 import { recordPart } from '../repositories/multipart.js';
@@ -160,6 +161,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
           created_at: now,
           updated_at: now,
           name_folded: foldName(item.filename),
+          name_sort: nameSortKey(item.filename),
         })),
       )
       .onConflict((conflict) =>

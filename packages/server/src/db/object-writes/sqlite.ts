@@ -10,6 +10,7 @@ import type { Db } from '../schema.js';
 import type { Holding } from '../repositories/holdings.js';
 import type { StoredVersion } from '../repositories/objects.js';
 import { foldName } from '../folded-names.js';
+import { nameSortKey } from '../name-sort-keys.js';
 import type { SqliteWriter } from '../sqlite-writer.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
 import { deleteVersionWith, editHeadersWith, moveVersionWith, readInlineWith, removePurgedWith } from './shared.js';
@@ -24,7 +25,7 @@ const statementsOn = (db: Db) =>
     insertInline: 'insert into inline_blobs (storage_key, bytes) values (?, ?)',
     deleteInline: 'delete from inline_blobs where storage_key = ?',
     insertObject:
-      'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, metadata, checksums, upload_id, parts, created_at, updated_at, name_folded) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, metadata, checksums, upload_id, parts, created_at, updated_at, name_folded, name_sort) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     updateObject:
       'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, metadata = ?, checksums = ?, upload_id = ?, parts = ?, updated_at = ? where bucket_id = ? and filename = ?',
     count: 'update buckets set object_count = object_count + ?, total_bytes = total_bytes + ? where id = ? and deleted_at is null',
@@ -103,6 +104,7 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
         now,
         now,
         foldName(input.filename),
+        nameSortKey(input.filename),
       );
     }
     if (sql.count.run(old ? 0 : 1, delta, input.bucketId).changes === 0) throw new WriteRefused('no-bucket');

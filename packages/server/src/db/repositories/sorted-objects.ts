@@ -1,21 +1,42 @@
 /**
- * Listings other than the default one (names ascending): sorted by a column
- * either way, or searched. They page with a keyset over (sort column,
- * filename), so a page never repeats or skips a file however many there
- * are. No index serves these orders: each page reads the rows under the
- * prefix (the primary key's range) and sorts them, which keeps uploads from
- * paying for three more indexes (docs/performance.md, "Sorted and searched
- * listings").
+ * Listings other than the default one (names ascending, byte order): sorted
+ * by a column either way, or searched. They page with a keyset over (sort
+ * column, filename), so a page never repeats or skips a file however many
+ * there are. By name they follow `name_sort` (db/name-sort-keys.ts: natural,
+ * case-insensitive, one key per name), which an index serves. No index
+ * serves the other orders: each page reads the rows under the prefix (the
+ * primary key's range) and sorts them, which keeps uploads from paying for
+ * three more indexes (docs/performance.md, "Sorted and searched listings").
  */
-import { sql } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import { escapeLike } from '../folded-names.js';
-import type { Db, ObjectRow } from '../schema.js';
+import { nameSortKey } from '../name-sort-keys.js';
+import type { Database, Db, ObjectRow } from '../schema.js';
 import { OBJECT_COLUMNS } from './objects.js';
 
 export type SortKey = 'name' | 'size' | 'type' | 'updated';
 export type SortOrder = 'asc' | 'desc';
 
-export const SORT_COLUMNS = { name: 'filename', size: 'size', type: 'content_type', updated: 'updated_at' } as const satisfies Record<SortKey, keyof ObjectRow>;
+export const SORT_COLUMNS = { name: 'name_sort', size: 'size', type: 'content_type', updated: 'updated_at' } as const;
+
+/** A row's value in the sort column: for a cursor. */
+export function sortValueOf(row: ObjectRow, sort: SortKey): string | number {
+  return sort === 'name' ? nameSortKey(row.filename) : row[SORT_COLUMNS[sort]];
+}
+
+/**
+ * Names under `prefix`: a range of names, and, when the prefix is a folder
+ * (or the whole bucket), the same range of name keys, which the name index
+ * reads in order. Another prefix (`ph` for `photos/`…) is a range of names only.
+ */
+function underPrefix<O>(q: SelectQueryBuilder<Database, 'objects', O>, prefix: string, byNameKey: boolean): SelectQueryBuilder<Database, 'objects', O> {
+  if (prefix === '') return q;
+  if (byNameKey && prefix.endsWith('/')) {
+    const key = nameSortKey(prefix);
+    return q.where('name_sort', '>=', key).where('name_sort', '<', `${key}\u{10FFFF}`);
+  }
+  return q.where('filename', '>=', prefix).where('filename', '<', `${prefix}\u{10FFFF}`);
+}
 
 /** Where the previous page ended: its last file's sort value and name. */
 export interface SortPosition {
@@ -39,8 +60,7 @@ export interface SortedRowsQuery {
 
 export function listSortedObjectRows(db: Db, bucketId: number, query: SortedRowsQuery): Promise<ObjectRow[]> {
   const column = SORT_COLUMNS[query.sort];
-  let q = db.selectFrom('objects').select(OBJECT_COLUMNS).where('bucket_id', '=', bucketId);
-  if (query.prefix !== '') q = q.where('filename', '>=', query.prefix).where('filename', '<', `${query.prefix}\u{10FFFF}`);
+  let q = underPrefix(db.selectFrom('objects').select(OBJECT_COLUMNS).where('bucket_id', '=', bucketId), query.prefix, column === 'name_sort');
   if (query.directOnly) {
     q = q.where('filename', '<>', query.prefix).where(sql<boolean>`filename not like ${`${escapeLike(query.prefix)}%/%`} escape '\\'`);
   }
@@ -49,31 +69,31 @@ export function listSortedObjectRows(db: Db, bucketId: number, query: SortedRows
   const after = query.after;
   if (after !== undefined) {
     const past = query.order === 'asc' ? '>' : '<';
+    // One name, one name key: by name the key alone places a row.
     q =
-      column === 'filename'
-        ? q.where('filename', past, after.filename)
+      column === 'name_sort'
+        ? q.where('name_sort', past, String(after.key))
         : q.where((eb) => eb.or([eb(column, past, after.key), eb.and([eb(column, '=', after.key), eb('filename', past, after.filename)])]));
   }
   q = q.orderBy(column, query.order);
-  if (column !== 'filename') q = q.orderBy('filename', query.order);
+  if (column !== 'name_sort') q = q.orderBy('filename', query.order);
   return q.limit(query.limit).execute();
 }
 
 /**
- * Names under `prefix` in byte order either way, for walking a folder's
- * subfolders: after `after` or from `from` (ascending), before `before`
- * (descending). Names only: a walk reads many and keeps few.
+ * Names under `prefix` in name-key order either way, for walking a folder's
+ * subfolders: past the key `after` or from `from` (ascending), before
+ * `before` (descending). Names only: a walk reads many and keeps few.
  */
 export async function listNames(
   db: Db,
   bucketId: number,
   page: { prefix: string; order: SortOrder; after?: string | undefined; from?: string | undefined; before?: string | undefined; limit: number },
 ): Promise<string[]> {
-  let q = db.selectFrom('objects').select('filename').where('bucket_id', '=', bucketId);
-  if (page.prefix !== '') q = q.where('filename', '>=', page.prefix).where('filename', '<', `${page.prefix}\u{10FFFF}`);
-  if (page.after !== undefined) q = q.where('filename', '>', page.after);
-  if (page.from !== undefined) q = q.where('filename', '>=', page.from);
-  if (page.before !== undefined) q = q.where('filename', '<', page.before);
-  const rows = await q.orderBy('filename', page.order).limit(page.limit).execute();
+  let q = underPrefix(db.selectFrom('objects').select('filename').where('bucket_id', '=', bucketId), page.prefix, true);
+  if (page.after !== undefined) q = q.where('name_sort', '>', page.after);
+  if (page.from !== undefined) q = q.where('name_sort', '>=', page.from);
+  if (page.before !== undefined) q = q.where('name_sort', '<', page.before);
+  const rows = await q.orderBy('name_sort', page.order).limit(page.limit).execute();
   return rows.map((row) => row.filename);
 }
