@@ -117,6 +117,13 @@ describe.each(['developer', 'client'] as const)('moving files on the %s API', (a
     expect(await names(bucket.id)).toEqual(['archive/2026 report.bin']);
     expect(await counts(bucket.id)).toEqual(countsBefore);
     expect(await used()).toBe(usedBefore);
+
+    // The name order follows the new name (its natural sort key moves with it).
+    await put(bucket.id, 'b10.txt', 'x');
+    await put(bucket.id, 'b9.txt', 'x');
+    await move(api, bucket.id, { from: 'b10.txt', to: 'a1.txt' });
+    const sorted = await json(await call('developer', `/${bucket.id}/files?sort=name`));
+    expect(sorted.data.map((file: { filename: string }) => file.filename)).toEqual(['a1.txt', 'archive/2026 report.bin', 'b9.txt']);
   });
 
   it("moves a file into another of the owner's buckets: both buckets' counts and bytes, and the usage, exact", async () => {

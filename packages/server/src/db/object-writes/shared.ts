@@ -1,6 +1,7 @@
 /** The writes both dialects make the same way, through Kysely. */
 import type { Db } from '../schema.js';
 import { foldName } from '../folded-names.js';
+import { nameSortKey } from '../name-sort-keys.js';
 import { OBJECT_COLUMNS, type RemovedVersion, type StoredVersion } from '../repositories/objects.js';
 import { WriteRefused, type MoveInput, type Moved, type ObjectWrites } from './object-writes.js';
 
@@ -86,6 +87,7 @@ export function moveVersionWith(db: Db, lockBucket: (trx: Db, bucketId: number) 
           bucket_id: to.bucketId,
           filename: to.filename,
           name_folded: foldName(to.filename),
+          name_sort: nameSortKey(to.filename),
           ...(input.contentType !== undefined ? { content_type: input.contentType } : {}),
         })
         .where('bucket_id', '=', from.bucketId)
