@@ -8,18 +8,45 @@
  * checked through the API; screenshots of the new UI, light and dark, at
  * desktop and phone sizes go to screenshots/ at the worktree's root.
  */
-import { mkdir } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../server/test/helpers/server.js';
-import { buildDashboard, ConsoleWatch, DESKTOP, PHONE, poll, screenshotDir, sharedBrowser, skipBrowserSuites, STEP_TIMEOUT } from './e2e-helpers.js';
+import {
+  buildDashboard,
+  ConsoleWatch,
+  DESKTOP,
+  PHONE,
+  poll,
+  randomBytes,
+  screenshotDir,
+  sharedBrowser,
+  skipBrowserSuites,
+  STEP_TIMEOUT,
+} from './e2e-helpers.js';
 
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
 
 /** Not committed: the UI as it looks, for people to look at. */
 const shotsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../screenshots');
+
+const run = promisify(execFile);
+
+/** Every file under `dir`, by its path relative to it. */
+async function filesIn(dir: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    files.set(path.relative(dir, full).split(path.sep).join('/'), await readFile(full));
+  }
+  return files;
+}
 
 interface Listed {
   data: { filename: string; size: number }[];
@@ -58,6 +85,14 @@ describe.skipIf(skipBrowserSuites)('dashboard file operations (end to end, Chrom
         cursor = body.next_cursor ?? null;
       } while (cursor);
       return names.sort();
+    },
+    async details(
+      bucketId: number,
+      filename: string,
+    ): Promise<{ etag: string; metadata: Record<string, string>; cache_control: string | null; content_type: string; content_disposition: string | null }> {
+      const res = await page.request.get(`/api/buckets/${bucketId}/details/${encodeURIComponent(filename)}`);
+      expect(res.status()).toBe(200);
+      return ((await res.json()) as { data: Awaited<ReturnType<typeof api.details>> }).data;
     },
     async text(bucketId: number, filename: string): Promise<string> {
       const res = await page.request.get(`/api/buckets/${bucketId}/files/${encodeURIComponent(filename)}`);
@@ -288,6 +323,122 @@ describe.skipIf(skipBrowserSuites)('dashboard file operations (end to end, Chrom
       await toast('Deleted 2 folders, 5 files in all').waitFor();
       expect(await api.names(bucketId)).toEqual(['keep.txt']);
       await poll(shownNames).toEqual(['keep.txt']);
+    });
+  }, 120_000);
+
+  /** Saves a download the page starts with `click`, unzips it, and gives its files and the zip's name. */
+  async function downloadZip(click: () => Promise<void>): Promise<{ name: string; files: Map<string, Buffer> }> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pail-zip-'));
+    try {
+      const [download] = await Promise.all([page.waitForEvent('download'), click()]);
+      const zip = path.join(dir, 'download.zip');
+      await download.saveAs(zip);
+      await run('/usr/bin/unzip', ['-q', zip, '-d', path.join(dir, 'out')]);
+      return { name: download.suggestedFilename(), files: await filesIn(path.join(dir, 'out')) };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('downloads a folder, and a selection of folders and files, as one zip with the same bytes', async () => {
+    await step('zip', async () => {
+      const bucketId = await api.createBucket('albums');
+      const stored = new Map<string, Buffer>();
+      const names = ['photos/beach.jpg', 'photos/2026/may/sunset.jpg', 'photos/2026/notes.txt', 'music/song.mp3', 'readme.md', 'cover.png'];
+      for (const [i, name] of names.entries()) {
+        const bytes = randomBytes(1000 + i * 40_000, i + 1);
+        stored.set(name, bytes);
+        await api.put(bucketId, name, bytes, 'application/octet-stream');
+      }
+      await page.goto(`/buckets/${bucketId}`);
+      await page.getByRole('link', { name: 'Open folder photos' }).waitFor();
+
+      // A folder, from its row: entries named inside it, bytes as stored.
+      const folder = await downloadZip(() => page.getByRole('button', { name: 'Download photos as a zip' }).click());
+      expect(folder.name).toBe('photos.zip');
+      expect([...folder.files.keys()].sort()).toEqual(['2026/may/sunset.jpg', '2026/notes.txt', 'beach.jpg']);
+      for (const [entry, bytes] of folder.files) expect(bytes.equals(stored.get(`photos/${entry}`) ?? Buffer.alloc(0)), entry).toBe(true);
+
+      // A selection of a folder and two files, from the toolbar.
+      await page.getByRole('checkbox', { name: 'Select folder music' }).click();
+      await page.getByRole('checkbox', { name: 'Select readme.md' }).click();
+      await page.getByRole('checkbox', { name: 'Select cover.png' }).click();
+      const bar = page.getByRole('region', { name: 'Selected files' });
+      const selection = await downloadZip(() => bar.getByRole('button', { name: 'Download zip' }).click());
+      expect(selection.name).toBe('albums.zip');
+      expect([...selection.files.keys()].sort()).toEqual(['cover.png', 'music/song.mp3', 'readme.md']);
+      for (const [entry, bytes] of selection.files) expect(bytes.equals(stored.get(entry) ?? Buffer.alloc(0)), entry).toBe(true);
+
+      // A refusal stays off the page and is said in a toast: the folder went since the list was shown.
+      const deleted = await page.request.delete(`/api/buckets/${bucketId}/folders/music/`, { headers: sameOrigin });
+      expect(deleted.status()).toBe(200);
+      await consoleWatch.allowing([/status of 404/], async () => {
+        await page.getByRole('button', { name: 'Download music as a zip' }).click();
+        await toast(/Could not download the zip: Nothing to zip/).waitFor();
+      });
+      expect(new URL(page.url()).pathname).toBe(`/buckets/${bucketId}`);
+    });
+  }, 120_000);
+
+  it('shows a file’s details, and its metadata and headers edited persist', async () => {
+    await step('details', async () => {
+      const bucketId = await api.createBucket('papers');
+      await api.put(bucketId, 'reports/q3.csv', 'region,total\nnorth,12\n', 'text/csv');
+      const before = await api.details(bucketId, 'reports/q3.csv');
+      await page.goto(`/buckets/${bucketId}?folder=reports%2F`);
+      await page.getByRole('button', { name: 'More actions for q3.csv' }).waitFor();
+
+      await rowMenu('More actions for q3.csv', 'Details');
+      const panel = page.getByRole('dialog', { name: 'q3.csv' });
+      await panel.getByTestId('details-etag').getByText(before.etag).waitFor();
+      await panel.getByText('22 bytes').waitFor();
+      await panel.getByText('(text/csv)').waitFor();
+      await panel.getByText(`${server.url}/storage/`).waitFor();
+      expect(await panel.getByLabel('Content type').inputValue()).toBe('text/csv');
+      await panel.getByText('None.').waitFor();
+
+      // Add two pairs and a cache header; save.
+      await panel.getByRole('button', { name: 'Add metadata' }).click();
+      await panel.getByLabel('Metadata name 1').fill('Author');
+      await panel.getByLabel('Metadata value 1').fill('Ada Lovelace');
+      await panel.getByRole('button', { name: 'Add metadata' }).click();
+      await panel.getByLabel('Metadata name 2').fill('reviewed');
+      await panel.getByLabel('Metadata value 2').fill('yes');
+      await panel.getByLabel('Cache control').fill('max-age=600');
+      await panel.getByLabel('Content disposition').fill('attachment; filename="q3.csv"');
+      await snap('36-details-panel');
+      await panel.getByRole('button', { name: 'Save changes' }).click();
+      await toast('Details saved').waitFor();
+      const after = await api.details(bucketId, 'reports/q3.csv');
+      expect(after.metadata).toEqual({ author: 'Ada Lovelace', reviewed: 'yes' });
+      expect(after.cache_control).toBe('max-age=600');
+      expect(after.content_disposition).toBe('attachment; filename="q3.csv"');
+      expect(after.etag).toBe(before.etag);
+      // After a reload the panel shows what was saved; remove one pair and clear the header.
+      await page.reload();
+      await rowMenu('More actions for q3.csv', 'Details');
+      expect(await panel.getByLabel('Metadata name 1').inputValue()).toBe('author');
+      expect(await panel.getByLabel('Metadata value 1').inputValue()).toBe('Ada Lovelace');
+      expect(await panel.getByLabel('Cache control').inputValue()).toBe('max-age=600');
+      await panel.getByRole('button', { name: 'Remove metadata reviewed' }).click();
+      await panel.getByLabel('Cache control').fill('');
+      await panel.getByRole('button', { name: 'Save changes' }).click();
+      await toast('Details saved').waitFor();
+      await poll(async () => (await api.details(bucketId, 'reports/q3.csv')).metadata).toEqual({ author: 'Ada Lovelace' });
+      expect((await api.details(bucketId, 'reports/q3.csv')).cache_control).toBeNull();
+
+      // A refusal is shown as the server words it, and nothing changes.
+      await panel.getByRole('button', { name: 'Add metadata' }).click();
+      await panel.getByLabel('Metadata name 2').fill('notes');
+      await panel.getByLabel('Metadata value 2').fill('x'.repeat(2100));
+      await consoleWatch.allowing([/status of 400/], async () => {
+        await panel.getByRole('button', { name: 'Save changes' }).click();
+        await panel.getByText(/Metadata too large: .* at most 2048/).waitFor();
+      });
+      expect((await api.details(bucketId, 'reports/q3.csv')).metadata).toEqual({ author: 'Ada Lovelace' });
+      await panel.getByRole('button', { name: 'Undo changes' }).click();
+      await panel.getByRole('button', { name: 'Close dialog' }).click();
+      await panel.waitFor({ state: 'hidden' });
     });
   }, 120_000);
 });

@@ -98,7 +98,8 @@ function DetailsBody({
         <dd className="details-wrap">{details.filename}</dd>
         <dt>Size</dt>
         <dd>
-          {formatBytes(details.size)} <span className="muted">({details.size.toLocaleString()} bytes)</span>
+          {formatBytes(details.size)}
+          {details.size >= 1024 ? <span className="muted"> ({details.size.toLocaleString()} bytes)</span> : null}
         </dd>
         <dt>Type</dt>
         <dd>
