@@ -166,7 +166,7 @@ describe.skipIf(skipBrowserSuites)('dashboard file browser (end to end, Chromium
 
       // Select all on the page, then clear.
       await page.getByRole('checkbox', { name: 'Select everything on this page' }).click();
-      await bar.getByText('1 file selected').waitFor();
+      await bar.getByText('1 folder and 1 file selected').waitFor();
       await bar.getByRole('button', { name: 'Clear selection' }).click();
       await bar.waitFor({ state: 'detached' });
 

@@ -221,6 +221,19 @@ describe.skipIf(skipBrowserSuites)('dashboard file operations (end to end, Chrom
       expect(await api.names(otherId)).toEqual(['old/keep.txt', ...photos.map((n) => `old/${n}`)].sort());
       expect(await api.text(otherId, 'old/photos/img-042.txt')).toBe('bytes of photos/img-042.txt');
 
+      // A selection of a folder and a file moves together, with the files counted.
+      await page.getByRole('checkbox', { name: 'Select folder final' }).click();
+      await page.getByRole('checkbox', { name: 'Select journal.txt' }).click();
+      await page.getByRole('region', { name: 'Selected files' }).getByRole('button', { name: 'Move' }).click();
+      const moveBoth = page.getByRole('dialog', { name: 'Move 1 folder and 1 file' });
+      await moveBoth.getByLabel('Bucket').selectOption({ label: 'archive' });
+      await moveBoth.getByText('To archive/').waitFor();
+      await moveBoth.getByRole('button', { name: 'Move here' }).click();
+      await toast('Moved 3 files to archive/').waitFor();
+      await page.getByText('This bucket is empty').waitFor();
+      expect(await api.names(bucketId)).toEqual([]);
+      expect((await api.names(otherId)).filter((n) => !n.startsWith('old/'))).toEqual(['final/a.txt', 'final/deep/b.txt', 'journal.txt']);
+
       // There, it is listed.
       await page.goto(`/buckets/${otherId}?folder=old%2Fphotos%2F`);
       await page.getByRole('button', { name: 'Preview img-000.txt' }).waitFor();
