@@ -50,6 +50,8 @@ export function RenameDialog({ bucket, entry, onClose, onRenamed }: Props) {
     const newName = name.trim();
     try {
       const outcome = await move.run(bucket.id, [{ from: entry.name, to: renamed(entry, newName) }]);
+      // Cancel at "name taken": back to the name, to choose another.
+      if (outcome.skipped > 0) return;
       onRenamed(outcome, entry, newName);
       onClose();
     } catch (err) {
