@@ -147,13 +147,9 @@ describe.skipIf(skipBrowserSuites)('dashboard file browser (end to end, Chromium
       await bar.getByText('3 files selected').waitFor();
       expect(await page.getByRole('checkbox', { name: 'Select tiny.txt' }).isChecked()).toBe(false);
       await shoot(page, '21-file-browser-selected');
-      // Download: each selected file, one after the other.
-      const downloads: string[] = [];
-      const onDownload = (download: { suggestedFilename: () => string }) => downloads.push(download.suggestedFilename());
-      page.on('download', onDownload);
-      await bar.getByRole('button', { name: 'Download' }).click();
-      await poll(() => [...downloads].sort()).toEqual(['huge.txt', 'medium.txt', 'meeting-notes.txt']);
-      page.off('download', onDownload);
+      // Download: the selection as one zip, named after the folder (its entries: file-operations.e2e.test.ts).
+      const [download] = await Promise.all([page.waitForEvent('download'), bar.getByRole('button', { name: 'Download zip' }).click()]);
+      expect(download.suggestedFilename()).toBe('docs.zip');
       await bar.getByRole('button', { name: 'Delete' }).click();
       const confirm = page.getByRole('dialog', { name: 'Delete 3 files?' });
       await confirm.getByText('docs/medium.txt').waitFor();
@@ -169,8 +165,8 @@ describe.skipIf(skipBrowserSuites)('dashboard file browser (end to end, Chromium
       ]);
 
       // Select all on the page, then clear.
-      await page.getByRole('checkbox', { name: 'Select all files on this page' }).click();
-      await bar.getByText('1 file selected').waitFor();
+      await page.getByRole('checkbox', { name: 'Select everything on this page' }).click();
+      await bar.getByText('1 folder and 1 file selected').waitFor();
       await bar.getByRole('button', { name: 'Clear selection' }).click();
       await bar.waitFor({ state: 'detached' });
 

@@ -11,7 +11,8 @@ interface DialogProps {
   onClose: () => void;
   children: ReactNode;
   footer?: ReactNode;
-  size?: 'small' | 'large';
+  /** `sheet`: a panel along the right edge (the whole screen on a phone). */
+  size?: 'small' | 'large' | 'sheet';
   /** Prevents closing with Escape or the backdrop while something is running. */
   busy?: boolean;
 }

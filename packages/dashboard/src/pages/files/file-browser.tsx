@@ -10,9 +10,10 @@ import { useBrowseView } from '../../hooks/use-browse-view';
 import { useSelection } from '../../hooks/use-selection';
 import { useToast } from '../../hooks/toast';
 import { queryOf, type BrowseView } from '../../lib/browse-view';
-import { formatBytes, pluralize } from '../../lib/format';
+import { formatBytes } from '../../lib/format';
 import { Breadcrumbs } from './breadcrumbs';
-import { BulkBar, BulkDeleteDialog, downloadEach } from './bulk-actions';
+import { BulkBar } from './bulk-actions';
+import { useFileOperations } from './file-operations';
 import { FileSearch } from './file-search';
 import { FileTable } from './file-table';
 import { Pager } from './pager';
@@ -42,7 +43,6 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
   const [previewing, setPreviewing] = useState<BucketObject | null>(null);
   const [sharing, setSharing] = useState<BucketObject | null>(null);
   const [deleting, setDeleting] = useState<BucketObject | null>(null);
-  const [bulkDeleting, setBulkDeleting] = useState<BucketObject[] | null>(null);
   const { notify } = useToast();
   const pageCursors = usePageCursors(view);
 
@@ -63,9 +63,12 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
   // A folder's own marker is never listed inside it with a delimiter; this only guards against showing one as a file.
   const objects = useMemo(() => files.data?.data.filter((object) => !isFolderMarker(object.filename)), [files.data]);
   const folders = files.data?.folders ?? [];
-  const names = useMemo(() => objects?.map((object) => object.filename) ?? [], [objects]);
+  // Folders are selected by their prefix (ending in `/`), which no file's name is.
+  const names = useMemo(() => [...(files.data?.folders ?? []), ...(objects?.map((object) => object.filename) ?? [])], [files.data, objects]);
   const selection = useSelection(names);
   const selectedFiles = objects?.filter((object) => selection.selected.has(object.filename)) ?? [];
+  const selectedFolders = folders.filter((prefix) => selection.selected.has(prefix));
+  const operations = useFileOperations({ bucket, folder, onChanged, clearSelection: selection.clear });
   const shownOnPage = (files.data?.data.length ?? 0) + folders.length;
   const searching = search !== '';
   const firstPage = () => setView({ cursor: null, page: 1 });
@@ -100,8 +103,10 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
 
       <BulkBar
         files={selectedFiles}
-        onDownload={() => void downloadEach(bucket.id, selectedFiles)}
-        onDelete={() => setBulkDeleting(selectedFiles)}
+        folders={selectedFolders}
+        onDownload={() => operations.download(selectedFiles, selectedFolders)}
+        onMove={() => operations.move(selectedFiles, selectedFolders)}
+        onDelete={() => operations.remove(selectedFiles, selectedFolders)}
         onClear={selection.clear}
       />
 
@@ -154,6 +159,7 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
             onPreview={setPreviewing}
             onShare={setSharing}
             onDelete={setDeleting}
+            actions={operations.actions}
           />
           {page > 1 || nextCursor ? (
             <Pager
@@ -189,17 +195,7 @@ export function FileBrowser({ bucket, version, onChanged, onPickFiles }: Props) 
           </p>
         ) : null}
       </ConfirmDialog>
-      <BulkDeleteDialog
-        bucketId={bucket.id}
-        bucketName={bucket.name}
-        files={bulkDeleting}
-        onClose={() => setBulkDeleting(null)}
-        onDeleted={(count) => {
-          selection.clear();
-          if (count > 0) notify(`${pluralize(count, 'file')} deleted`);
-          onChanged();
-        }}
-      />
+      {operations.dialogs}
     </section>
   );
 }

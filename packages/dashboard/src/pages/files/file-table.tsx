@@ -8,6 +8,7 @@ import type { SortColumn, SortOrder } from '../../lib/browse-view';
 import { baseName, folderName, nameInFolder } from '../../lib/folders';
 import { describeType, formatBytes, formatDateTime } from '../../lib/format';
 import { previewKind } from '../../lib/preview';
+import { FileMenu, FolderActions, type EntryActions } from './entry-menu';
 import { SelectAllBox, SelectBox } from './select-box';
 import { SortHeader } from './sort-header';
 
@@ -21,16 +22,18 @@ interface Props {
   sort: SortColumn;
   order: SortOrder;
   onSort: (column: SortColumn, order: SortOrder) => void;
-  /** Over the files' names (folders are not selectable). */
+  /** Over the files' names and the folders' prefixes. */
   selection: Selection;
   /** The page a folder opens on (keeping the sort). */
   folderHref: (prefix: string) => string;
   onPreview: (object: BucketObject) => void;
   onShare: (object: BucketObject) => void;
   onDelete: (object: BucketObject) => void;
+  /** Rename, move, details; a folder's zip and delete. */
+  actions: EntryActions;
 }
 
-export function FileTable({ bucketId, folder, folders, objects, sort, order, onSort, selection, folderHref, onPreview, onShare, onDelete }: Props) {
+export function FileTable({ bucketId, folder, folders, objects, sort, order, onSort, selection, folderHref, onPreview, onShare, onDelete, actions }: Props) {
   const sortProps = { sort, order, onSort };
   return (
     <table className="table table-responsive file-table">
@@ -38,7 +41,7 @@ export function FileTable({ bucketId, folder, folders, objects, sort, order, onS
       <thead>
         <tr>
           <th scope="col" className="cell-select">
-            <SelectAllBox selection={selection} disabled={objects.length === 0} />
+            <SelectAllBox selection={selection} disabled={objects.length + folders.length === 0} />
           </th>
           <SortHeader column="name" label="Name" {...sortProps} />
           <SortHeader column="size" label="Size" className="num" {...sortProps} />
@@ -51,7 +54,14 @@ export function FileTable({ bucketId, folder, folders, objects, sort, order, onS
       </thead>
       <tbody>
         {folders.map((prefix) => (
-          <FolderRow key={`folder:${prefix}`} href={folderHref(prefix)} prefix={prefix} name={folderName(prefix, folder)} />
+          <FolderRow
+            key={`folder:${prefix}`}
+            href={folderHref(prefix)}
+            prefix={prefix}
+            name={folderName(prefix, folder)}
+            selection={selection}
+            actions={actions}
+          />
         ))}
         {objects.map((object) => {
           const name = nameInFolder(object.filename, folder);
@@ -116,6 +126,7 @@ export function FileTable({ bucketId, folder, folders, objects, sort, order, onS
                   >
                     <Icon name="trash" />
                   </button>
+                  <FileMenu object={object} name={name} actions={actions} />
                 </div>
               </td>
             </tr>
@@ -127,10 +138,13 @@ export function FileTable({ bucketId, folder, folders, objects, sort, order, onS
 }
 
 /** A folder opens in place: its page is the bucket's page with `?folder=…`. */
-function FolderRow({ href, prefix, name }: { href: string; prefix: string; name: string }) {
+function FolderRow({ href, prefix, name, selection, actions }: { href: string; prefix: string; name: string; selection: Selection; actions: EntryActions }) {
+  const selected = selection.selected.has(prefix);
   return (
-    <tr className="folder-row">
-      <td className="cell-select" />
+    <tr className={`folder-row${selected ? ' row-selected' : ''}`}>
+      <td className="cell-select">
+        <SelectBox name={`folder ${name}`} checked={selected} onToggle={(range) => selection.toggle(prefix, range)} />
+      </td>
       <th scope="row" className="cell-name">
         <Link to={href} className="row-link" aria-label={`Open folder ${name}`} title={prefix}>
           <Icon name="folder" />
@@ -146,7 +160,9 @@ function FolderRow({ href, prefix, name }: { href: string; prefix: string; name:
       <td data-label="Modified" className="muted">
         —
       </td>
-      <td className="cell-actions" />
+      <td className="cell-actions">
+        <FolderActions prefix={prefix} name={name} actions={actions} />
+      </td>
     </tr>
   );
 }

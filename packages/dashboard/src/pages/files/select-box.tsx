@@ -16,7 +16,7 @@ export function SelectBox({ name, checked, onToggle }: { name: string; checked: 
   );
 }
 
-/** Selects every file on the page; shows a dash when only some are. */
+/** Selects every file and folder on the page; shows a dash when only some are. */
 export function SelectAllBox({ selection, disabled }: { selection: Selection; disabled: boolean }) {
   const ref = useRef<HTMLInputElement>(null);
   useEffect(() => {
@@ -27,7 +27,7 @@ export function SelectAllBox({ selection, disabled }: { selection: Selection; di
       ref={ref}
       type="checkbox"
       className="select-box"
-      aria-label="Select all files on this page"
+      aria-label="Select everything on this page"
       checked={selection.all}
       disabled={disabled}
       onChange={selection.toggleAll}
