@@ -58,7 +58,7 @@ describe('file modes', () => {
     }
     const names = files.map((file) => path.relative(dataDir, file));
     expect(names).toEqual(expect.arrayContaining(['pail.db', 'pail.db-wal', 'session-secret']));
-    expect(names.some((name) => name.startsWith(`blobs${path.sep}modes-`))).toBe(true);
+    expect(names.some((name) => name.startsWith(`blobs${path.sep}modes`))).toBe(true);
     for (const file of files) expect((await modeOf(file)).toString(8), path.relative(dataDir, file)).toBe('600');
   });
 });
