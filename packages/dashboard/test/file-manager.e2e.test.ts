@@ -26,7 +26,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** Four seconds of a 64×48 H.264 video, recorded by Chromium's MediaRecorder from a canvas (5.7 KB). */
 const MP4 = path.join(here, 'fixtures/clip.mp4');
 /** Where the pages are photographed in light and dark, at both sizes (not committed). */
-const galleryDir = path.resolve(here, '../../../screenshots');
+const galleryDir = path.resolve(here, '../../../test-artifacts/screenshots/file-manager');
 
 /** A one-page PDF that says "Hello PDF". */
 const PDF = Buffer.from(

@@ -6,7 +6,7 @@
  * that counts its files, zip downloads of a folder and a selection, and the
  * details panel with a metadata edit that persists. What the page did is
  * checked through the API; screenshots of the new UI, light and dark, at
- * desktop and phone sizes go to screenshots/ at the worktree's root.
+ * desktop and phone sizes go to test-artifacts/screenshots/file-operations/.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -33,7 +33,7 @@ import {
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
 
 /** Not committed: the UI as it looks, for people to look at. */
-const shotsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../screenshots');
+const shotsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../test-artifacts/screenshots/file-operations');
 
 const run = promisify(execFile);
 
