@@ -25,6 +25,7 @@ import { classify, parseJunit } from './s3-tests-results.mjs';
 import { renderPage } from './s3-tests-page.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The suite: S3_TESTS_DIR, else the export beside the repository (../shared/s3-tests, as s3-tests.md places it). */
 const SUITE = process.env.S3_TESTS_DIR ?? path.resolve(ROOT, '../shared/s3-tests');
 const EXPLANATIONS = path.join(ROOT, 'compat/s3-tests.json');
 const PAGE = path.join(ROOT, 'docs/s3-compatibility.md');
