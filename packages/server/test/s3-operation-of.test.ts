@@ -86,6 +86,14 @@ const SERVED: [string, string, IncomingHttpHeaders, S3Operation][] = [
   ['GET', '/b/k.txt?partNumber=2', {}, 'GetObject'],
   ['HEAD', '/b/k.txt?partNumber=1&x-amz-checksum-mode=ENABLED', {}, 'HeadObject'],
   ['GET', '/b/k.txt?tagging', {}, 'GetObjectTagging'],
+  ['PUT', '/b/k.txt?tagging', {}, 'PutObjectTagging'],
+  ['DELETE', '/b/k.txt?tagging', {}, 'DeleteObjectTagging'],
+  ['GET', '/b?tagging', {}, 'GetBucketTagging'],
+  ['PUT', '/b?tagging', {}, 'PutBucketTagging'],
+  ['DELETE', '/b?tagging', {}, 'DeleteBucketTagging'],
+  ['PUT', '/b/k.txt', { 'x-amz-tagging': 'a=b' }, 'PutObject'],
+  ['PUT', '/b/k.txt', { ...COPY, 'x-amz-tagging-directive': 'REPLACE', 'x-amz-tagging': 'a=b' }, 'CopyObject'],
+  ['POST', '/b/k.txt?uploads', { 'x-amz-tagging': 'a=b' }, 'CreateMultipartUpload'],
   ['POST', '/b/k.txt?uploads', {}, 'CreateMultipartUpload'],
   ['POST', '/b/k.txt?uploads', { 'x-amz-checksum-algorithm': 'CRC32' }, 'CreateMultipartUpload'],
   ['PUT', '/b/k.txt?partNumber=1&uploadId=u', {}, 'UploadPart'],
@@ -117,7 +125,7 @@ const REFUSED: [string, string, IncomingHttpHeaders, string][] = [
   ['PUT', '/b/k.txt?acl&versionId=v', {}, 'PUT with ?acl&versionId'],
   ['GET', '/b/k.txt?attributes&versionId=v', {}, 'GET with ?attributes&versionId'],
   ['GET', '/b/k.txt?partNumber=1&uploadId=u', {}, 'GET with ?partNumber&uploadId'],
-  ['PUT', '/b/k.txt?tagging', {}, 'PUT with ?tagging'],
+  ['PUT', '/b/k.txt?tagging&versionId=v', {}, 'PUT with ?tagging&versionId'],
   ['PUT', '/b/k.txt?partNumber=1', {}, 'PUT with ?partNumber'],
   ['PUT', '/b/k.txt?uploadId=u', {}, 'PUT with ?uploadId'],
   ['PUT', '/b/k.txt?partNumber=1&uploadId=u&versionId=v', {}, 'PUT with ?partNumber&uploadId&versionId'],
@@ -125,8 +133,6 @@ const REFUSED: [string, string, IncomingHttpHeaders, string][] = [
   ['DELETE', '/b/k.txt?versionId=v', {}, 'DELETE with ?versionId'],
   ['POST', '/b/k.txt', {}, 'POST on an object'],
   ['GET', '/b/k.txt?uploadId=u&prefix=p', {}, 'GET with ?uploadId&prefix'],
-  ['PUT', '/b/k.txt', { 'x-amz-tagging': 'a=b' }, 'x-amz-tagging (object tags)'],
-  ['PUT', '/b/k.txt', { ...COPY, 'x-amz-tagging-directive': 'REPLACE', 'x-amz-tagging': 'a=b' }, 'x-amz-tagging (object tags)'],
   ['POST', '/b/k.txt?uploads', { 'x-amz-server-side-encryption': 'AES256' }, 'x-amz-server-side-encryption'],
   ['PUT', '/b/k.txt', { 'x-amz-acl': 'public-read-write' }, 'x-amz-acl: public-read-write on an object'],
   ['PUT', '/b/k.txt', { 'x-amz-grant-read': 'id=someone' }, 'x-amz-grant-read (ACL grants)'],
@@ -139,7 +145,7 @@ describe('operationOf', () => {
     const served = SERVED.map(([method, url, headers]) => [method, url, refusal(method, url, headers)]);
     expect(served).toEqual(SERVED.map(([method, url, , operation]) => [method, url, operation]));
     const named = new Set(SERVED.map(([, , , operation]) => operation));
-    expect(named.size).toBe(34);
+    expect(named.size).toBe(39);
   });
 
   it('refuses what asks for more than an operation takes, naming it', () => {
@@ -168,11 +174,12 @@ describe("refuseUnsupportedWrite (a new object's headers, or POST Object's field
     }
   });
 
-  it('takes what asks for nothing Pail lacks: STANDARD, an empty tag set, the canned ACLs an object may have, and headers left out', () => {
+  it('takes what asks for nothing Pail lacks: STANDARD, tags, the canned ACLs an object may have, and headers left out', () => {
     for (const headers of [
       {},
       { 'x-amz-storage-class': 'STANDARD' },
       { 'x-amz-tagging': '' },
+      { 'x-amz-tagging': 'a=b&c' },
       { 'x-amz-acl': 'private' },
       { 'x-amz-acl': 'public-read' },
       { 'x-amz-acl': 'bucket-owner-full-control' },

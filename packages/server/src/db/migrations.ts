@@ -20,6 +20,7 @@ import {
 } from './migrations/uploads-and-buckets.js';
 import { nameSortKeys } from './migrations/name-sort-keys.js';
 import { publicAccessBlocks } from './migrations/public-access.js';
+import { tags } from './migrations/tags.js';
 
 export type { Dialect } from './migrations/columns.js';
 
@@ -45,6 +46,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0016_multipart_objects': multipartObjects(),
         '0017_public_access_blocks': publicAccessBlocks(dialect),
         '0018_name_sort_keys': nameSortKeys(dialect),
+        '0019_tags': tags(),
       };
     },
   };

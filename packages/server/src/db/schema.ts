@@ -57,6 +57,8 @@ export interface BucketsTable {
   max_file_bytes: number | null;
   /** The types it accepts, a JSON list of MIME types or `type/*` patterns; null: any. */
   allowed_types: string | null;
+  /** Its tags (S3's bucket tagging), canonical JSON (domain/object-tags.ts); null: none. Not read with the bucket: only bucket tagging reads it. */
+  tags: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ObjectsTable {
@@ -74,6 +76,8 @@ export interface ObjectsTable {
   metadata: string | null;
   /** Verified full-object checksums an S3 upload sent (JSON, algorithm to base64, e.g. {"crc32":"…"}); null for none. */
   checksums: string | null;
+  /** Its tags (S3's object tagging), canonical JSON (domain/object-tags.ts); null: none. */
+  tags: ColumnType<string | null, string | null | undefined, string | null>;
   /** The name folded for case-insensitive search (db/folded-names.ts); every write sets it. Not part of ObjectRow: only search reads it. */
   name_folded: ColumnType<string | null, string, string>;
   /** The name's key for "sort by name", natural and case-insensitive (db/name-sort-keys.ts); every write sets it. Not part of ObjectRow. */
@@ -113,6 +117,8 @@ export interface MultipartUploadsTable {
   content_type: string;
   /** As objects.metadata: the headers CreateMultipartUpload sent, for the completed object. */
   metadata: string | null;
+  /** As objects.tags: the x-amz-tagging CreateMultipartUpload sent, for the completed object. */
+  tags: string | null;
   created_at: string;
   /** The flexible checksum its parts and object keep (crc32, crc32c, crc64nvme, sha1, sha256); null: none. */
   checksum_algorithm: string | null;
@@ -190,7 +196,7 @@ export interface Database {
 export type Db = Kysely<Database>;
 
 export type UserRow = Selectable<UsersTable>;
-export type BucketRow = Selectable<BucketsTable>;
+export type BucketRow = Omit<Selectable<BucketsTable>, 'tags'>;
 export type ObjectRow = Omit<Selectable<ObjectsTable>, 'name_folded' | 'name_sort' | 'upload_id' | 'parts'>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 

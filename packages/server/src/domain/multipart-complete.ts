@@ -128,6 +128,7 @@ async function completeLive(ports: StoragePorts, input: CompleteInput): Promise<
     filename: upload.filename,
     contentType: upload.content_type,
     ...(upload.metadata !== null ? { metadata: JSON.parse(upload.metadata) as Record<string, string> } : {}),
+    ...(upload.tags !== null ? { tags: upload.tags } : {}),
     ...(checksum ? { checksums: () => ({ [checksum.algorithm]: checksum.value() }) } : {}),
     ...(input.condition ? { condition: input.condition } : {}),
     // The upload and every part it kept (listed or not) end with the object's commit, in its transaction.

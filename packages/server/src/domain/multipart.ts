@@ -30,6 +30,8 @@ export async function beginUpload(
     filename: string;
     contentType: string;
     metadata?: Record<string, string> | undefined;
+    /** Its tags (canonical JSON, object-tags.ts), for the object it completes; absent: none. */
+    tags?: string | undefined;
     /** The flexible checksum its parts and object keep (checksum-algorithms.ts), and how the object's is made. */
     checksum?: { algorithm: string; type: 'COMPOSITE' | 'FULL_OBJECT' } | undefined;
   },
@@ -46,6 +48,7 @@ export async function beginUpload(
     filename: input.filename,
     content_type: input.contentType,
     metadata,
+    tags: input.tags ?? null,
     created_at: nowIso(ports.clock),
     checksum_algorithm: input.checksum?.algorithm ?? null,
     checksum_type: input.checksum?.type ?? null,

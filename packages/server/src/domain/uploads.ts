@@ -41,6 +41,8 @@ export interface UploadInput {
   maxBytes?: number;
   /** Headers and user metadata to keep with the file (the S3 API's); the Pail API sets none. */
   metadata?: Record<string, string>;
+  /** Its tags, canonical JSON (object-tags.ts), written in the commit with the version; absent: none. */
+  tags?: string;
   /**
    * The ETag to keep instead of the content hash, read once the body has
    * been (the S3 API's: the MD5 of the bytes, which S3 tools compare with).
@@ -170,6 +172,8 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       ...stored,
       ...(input.etag ? { contentHash: input.etag() } : {}),
       ...(input.metadata && Object.keys(input.metadata).length > 0 ? { metadata: JSON.stringify(input.metadata) } : {}),
+      ...(input.tags !== undefined ? { tags: input.tags } : {}),
+      ...(input.tags !== undefined ? { tags: input.tags } : {}),
       ...checksumsOf(input),
       ...(input.condition ? { condition: input.condition } : {}),
       ...(input.endsUpload !== undefined ? { endsUpload: input.endsUpload } : {}),
@@ -189,7 +193,10 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
  */
 export async function uploadConcatenated(
   ports: StoragePorts,
-  input: Pick<UploadInput, 'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'checksums' | 'condition' | 'endsUpload' | 'parts' | 'operation'> & {
+  input: Pick<
+    UploadInput,
+    'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'tags' | 'checksums' | 'condition' | 'endsUpload' | 'parts' | 'operation'
+  > & {
     /** The blobs, in order, and their total size (they are all held against the cap: heldBytes). */
     sources: string[];
     size: number;
@@ -226,7 +233,10 @@ export async function uploadConcatenated(
  */
 export async function commitStoredBlob(
   ports: StoragePorts,
-  input: Pick<UploadInput, 'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'checksums' | 'condition' | 'endsUpload' | 'parts' | 'operation'> & {
+  input: Pick<
+    UploadInput,
+    'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'tags' | 'checksums' | 'condition' | 'endsUpload' | 'parts' | 'operation'
+  > & {
     storageKey: string;
     size: number;
     contentHash?: string;
@@ -250,6 +260,7 @@ export async function commitStoredBlob(
     size: input.size,
     contentHash,
     ...(input.metadata && Object.keys(input.metadata).length > 0 ? { metadata: JSON.stringify(input.metadata) } : {}),
+    ...(input.tags !== undefined ? { tags: input.tags } : {}),
     ...checksumsOf(input),
     ...(input.condition ? { condition: input.condition } : {}),
     ...(input.endsUpload !== undefined ? { endsUpload: input.endsUpload } : {}),

@@ -10,11 +10,14 @@ import { CreateBucket } from './handlers/create-bucket.js';
 import { CreateMultipartUpload } from './handlers/create-multipart-upload.js';
 import { DeleteBucket } from './handlers/delete-bucket.js';
 import { DeleteBucketCors } from './handlers/delete-bucket-cors.js';
+import { DeleteBucketTagging } from './handlers/delete-bucket-tagging.js';
 import { DeleteObject } from './handlers/delete-object.js';
 import { DeleteObjects } from './handlers/delete-objects.js';
+import { DeleteObjectTagging } from './handlers/delete-object-tagging.js';
 import { DeletePublicAccessBlock } from './handlers/delete-public-access-block.js';
 import { GetBucketAcl } from './handlers/get-bucket-acl.js';
 import { GetBucketCors } from './handlers/get-bucket-cors.js';
+import { GetBucketTagging } from './handlers/get-bucket-tagging.js';
 import { GetBucketLocation } from './handlers/get-bucket-location.js';
 import { GetBucketVersioning } from './handlers/get-bucket-versioning.js';
 import { GetObject } from './handlers/get-object.js';
@@ -32,8 +35,10 @@ import { ListObjectsV2 } from './handlers/list-objects-v2.js';
 import { ListParts } from './handlers/list-parts.js';
 import { PutBucketAcl } from './handlers/put-bucket-acl.js';
 import { PutBucketCors } from './handlers/put-bucket-cors.js';
+import { PutBucketTagging } from './handlers/put-bucket-tagging.js';
 import { PutObject } from './handlers/put-object.js';
 import { PutObjectAcl } from './handlers/put-object-acl.js';
+import { PutObjectTagging } from './handlers/put-object-tagging.js';
 import { PutPublicAccessBlock } from './handlers/put-public-access-block.js';
 import { UploadPart } from './handlers/upload-part.js';
 import { UploadPartCopy } from './handlers/upload-part-copy.js';
@@ -52,6 +57,9 @@ export const HANDLERS: Record<S3Operation, Handler> = {
   GetBucketCors,
   PutBucketCors,
   DeleteBucketCors,
+  GetBucketTagging,
+  PutBucketTagging,
+  DeleteBucketTagging,
   GetPublicAccessBlock,
   PutPublicAccessBlock,
   DeletePublicAccessBlock,
@@ -68,6 +76,8 @@ export const HANDLERS: Record<S3Operation, Handler> = {
   PutObjectAcl,
   GetObjectAttributes,
   GetObjectTagging,
+  PutObjectTagging,
+  DeleteObjectTagging,
   CreateMultipartUpload,
   UploadPart,
   UploadPartCopy,

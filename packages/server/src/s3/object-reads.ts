@@ -10,6 +10,7 @@ import { isComposite } from '../domain/checksum-algorithms.js';
 import { parsePartNumber } from '../domain/multipart.js';
 import { MultipartRefused } from '../domain/multipart-refusals.js';
 import { partRead } from '../domain/object-parts.js';
+import { tagCount } from '../domain/object-tags.js';
 import { findReadable } from '../domain/objects.js';
 import { ANONYMOUS } from '../domain/principal.js';
 import type { AppContext } from '../http/context.js';
@@ -32,8 +33,9 @@ export async function readObject(ctx: AppContext, request: FastifyRequest, reply
     {},
     metadataHeaders(found.object),
     storedChecksumHeaders(request, target.query, found.object),
-    part?.headers,
+    taggingCountHeader(found.object),
   );
+  if (part) Object.assign(headers, part.headers);
   for (const [name, value] of target.query) {
     if (name.startsWith('response-') && (RESPONSE_OVERRIDES as readonly string[]).includes(name)) headers[name.slice('response-'.length)] = value;
   }
@@ -67,6 +69,10 @@ async function partAsked(
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** x-amz-tagging-count, as S3 sends it: only when the object has tags. */
+const taggingCountHeader = (object: ObjectRow): Readonly<Record<string, string>> =>
+  object.tags === null ? NO_HEADERS : { 'x-amz-tagging-count': String(tagCount(object.tags)) };
 
 /** x-amz-checksum-<algorithm> for each checksum given (S3 sends them on PutObject, and on reads when asked). */
 export const checksumHeaders = (checksums: Record<string, string> | undefined): Record<string, string> =>
@@ -109,6 +115,11 @@ export async function readAnonymously(
   const found = await findReadable(ctx.storage, { storageName: address.bucket }, address.key, ANONYMOUS);
   checkPreconditions(request.headers, found.object);
   const part = await partAsked(ctx, request, address.query, found.object);
-  const headers = { ...metadataHeaders(found.object), ...storedChecksumHeaders(request, address.query, found.object), ...part?.headers };
+  const headers = {
+    ...metadataHeaders(found.object),
+    ...storedChecksumHeaders(request, address.query, found.object),
+    ...taggingCountHeader(found.object),
+    ...part?.headers,
+  };
   return sendObject(ctx.storage, request, reply, found, headers, part?.range);
 }

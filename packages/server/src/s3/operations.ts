@@ -1,10 +1,10 @@
 /**
  * Which S3 operation a request is. Only the operations Pail serves are
  * recognised, each with the query parameters it understands; anything else
- * (PUT ?tagging, PUT ?versioning, GET ?torrent) is
+ * (PUT ?versioning, GET ?torrent) is
  * 501 NotImplemented, so it can never be mistaken for a plain PutObject or
  * GetObject and change or reveal an object. A write whose headers ask for
- * what Pail cannot do (tags, encryption, object lock) is 501 too, never
+ * what Pail cannot do (encryption, object lock) is 501 too, never
  * stored without it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -26,6 +26,9 @@ export type S3Operation =
   | 'GetBucketCors'
   | 'PutBucketCors'
   | 'DeleteBucketCors'
+  | 'GetBucketTagging'
+  | 'PutBucketTagging'
+  | 'DeleteBucketTagging'
   | 'GetPublicAccessBlock'
   | 'PutPublicAccessBlock'
   | 'DeletePublicAccessBlock'
@@ -42,6 +45,8 @@ export type S3Operation =
   | 'PutObjectAcl'
   | 'GetObjectAttributes'
   | 'GetObjectTagging'
+  | 'PutObjectTagging'
+  | 'DeleteObjectTagging'
   | 'CreateMultipartUpload'
   | 'UploadPart'
   | 'UploadPartCopy'
@@ -65,6 +70,10 @@ export const S3_ACTION: Record<S3Operation, Action> = {
   GetBucketCors: 'readBucket',
   PutBucketCors: 'manageBucket',
   DeleteBucketCors: 'manageBucket',
+  // Bucket settings as its CORS are.
+  GetBucketTagging: 'readBucket',
+  PutBucketTagging: 'manageBucket',
+  DeleteBucketTagging: 'manageBucket',
   // A bucket setting, as its CORS: reading it reads the bucket, changing it manages it.
   GetPublicAccessBlock: 'readBucket',
   PutPublicAccessBlock: 'manageBucket',
@@ -85,6 +94,9 @@ export const S3_ACTION: Record<S3Operation, Action> = {
   // What HeadObject tells, in another shape.
   GetObjectAttributes: 'readObject',
   GetObjectTagging: 'readObject',
+  // An object's tags are part of what a writer writes (x-amz-tagging on PutObject); removing them too.
+  PutObjectTagging: 'writeObject',
+  DeleteObjectTagging: 'writeObject',
   CreateMultipartUpload: 'writeObject',
   UploadPart: 'writeObject',
   UploadPartCopy: 'copyObject',
@@ -163,6 +175,9 @@ export function operationOf(method: string, bucket: string, key: string, query: 
     if (method === 'GET' && sole('cors')) return 'GetBucketCors';
     if (method === 'PUT' && sole('cors')) return 'PutBucketCors';
     if (method === 'DELETE' && sole('cors')) return 'DeleteBucketCors';
+    if (method === 'GET' && sole('tagging')) return 'GetBucketTagging';
+    if (method === 'PUT' && sole('tagging')) return 'PutBucketTagging';
+    if (method === 'DELETE' && sole('tagging')) return 'DeleteBucketTagging';
     if (method === 'GET' && sole('publicAccessBlock')) return 'GetPublicAccessBlock';
     if (method === 'PUT' && sole('publicAccessBlock')) return 'PutPublicAccessBlock';
     if (method === 'DELETE' && sole('publicAccessBlock')) return 'DeletePublicAccessBlock';
@@ -184,6 +199,8 @@ export function operationOf(method: string, bucket: string, key: string, query: 
   if (method === 'PUT' && sole('acl')) return 'PutObjectAcl';
   if (method === 'GET' && sole('attributes')) return 'GetObjectAttributes';
   if (method === 'GET' && sole('tagging')) return 'GetObjectTagging';
+  if (method === 'PUT' && sole('tagging')) return 'PutObjectTagging';
+  if (method === 'DELETE' && sole('tagging')) return 'DeleteObjectTagging';
   if (method === 'POST' && sole('uploads')) return writing('CreateMultipartUpload');
   if (method === 'POST' && sole('uploadId')) return 'CompleteMultipartUpload';
   if (method === 'DELETE' && sole('uploadId')) return 'AbortMultipartUpload';
@@ -212,11 +229,11 @@ const UNSUPPORTED_WRITE_HEADERS = [
 /**
  * 501 for a new object's headers (or POST Object's form fields, named the
  * same) that ask for what Pail cannot do: storing the object without it
- * would be a success that did nothing. Pail keeps no tags, does not encrypt
+ * would be a success that did nothing. Pail does not encrypt
  * at rest (SSE-S3, SSE-KMS and SSE-C alike; MinIO without KMS answers the
  * same), has no object lock, no website redirects, one storage class and no
  * per-object ACLs (grants, or canned ACLs beyond the three object-acl.ts
- * weighs). An empty x-amz-tagging and STANDARD are the truth, so they pass.
+ * weighs). STANDARD is the truth, so it passes. (Tags are kept: tagging.ts.)
  */
 export function refuseUnsupportedWrite(headers: Readonly<Record<string, string | string[] | undefined>>): void {
   // One pass over the names (all those weighed here are x-amz-*); the grants are refused after the other checks, as S3 orders them.
@@ -226,8 +243,6 @@ export function refuseUnsupportedWrite(headers: Readonly<Record<string, string |
     if (name.startsWith('x-amz-server-side-encryption') || UNSUPPORTED_WRITE_HEADERS.includes(name)) throw s3Errors.notImplemented(name);
     if (grant === undefined && name.startsWith('x-amz-grant-')) grant = name;
   }
-  const tagging = headers['x-amz-tagging'];
-  if (tagging !== undefined && String(tagging) !== '') throw s3Errors.notImplemented('x-amz-tagging (object tags)');
   // Whether a canned ACL fits the bucket is the handler's to say (object-acl.ts); grants and other canned ACLs never do.
   const acl = headers['x-amz-acl'];
   if (acl !== undefined && !OBJECT_CANNED_ACLS.has(String(acl))) throw s3Errors.notImplemented(`x-amz-acl: ${String(acl)} on an object`);

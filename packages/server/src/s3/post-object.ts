@@ -22,6 +22,7 @@ import { contentTypeFor } from '../http/uploads.js';
 import { addCorsHeaders, addCorsHeadersByStorageName } from './cors-answers.js';
 import { S3Error, s3Errors } from './errors.js';
 import { metadataOf } from './metadata.js';
+import { checkedTags, tagsFromXml } from './tagging.js';
 import { checkObjectAcl, OBJECT_CANNED_ACLS } from './object-acl.js';
 import { checksumHeaders } from './object-reads.js';
 import { verifyCredential } from './auth.js';
@@ -61,9 +62,11 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
     // An object has its bucket's visibility (as with PutObject): only the ACL it gets anyway is taken (object-acl.ts).
     if (acl !== undefined && !OBJECT_CANNED_ACLS.has(acl)) throw s3Errors.notImplemented(`acl ${acl}`);
     checkObjectAcl(acl, bucket.public === 1);
-    // The fields PutObject would have as headers get its refusals (encryption, object lock, storage class); a form's tags are a tagging field.
+    // The fields PutObject would have as headers get its refusals (encryption, object lock, storage class).
     refuseUnsupportedWrite(Object.fromEntries(fields));
-    if ((fields.get('tagging') ?? '') !== '') throw s3Errors.notImplemented('tagging (object tags)');
+    // A form's tags are a tagging field holding a Tagging document.
+    const tagging = fields.get('tagging') ?? '';
+    const tags = tagging === '' ? undefined : checkedTags(tagsFromXml(tagging));
     const filename = parseFilename(key);
     const checked = lengthChecked(policy);
     // Content-MD5 and x-amz-checksum-* fields are verified as PutObject's headers are; a verified checksum is kept with the object.
@@ -75,6 +78,7 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
       body: verified.stream,
       contentType: contentTypeFor(filename, fields.get('content-type')),
       metadata: metadataOf(Object.fromEntries(fields)),
+      tags,
       etag: checked.md5Hex,
       ...(verified.checksums ? { checksums: verified.checksums } : {}),
       ...(policy.length ? { maxBytes: policy.length.max } : {}),

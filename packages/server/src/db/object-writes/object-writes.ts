@@ -31,6 +31,8 @@ export interface CommitInput {
   inlineBytes?: Buffer;
   /** Stored headers and user metadata (JSON); absent: none, which also clears a replaced version's. */
   metadata?: string;
+  /** Its tags (canonical JSON, domain/object-tags.ts); absent: none, which also clears a replaced version's. */
+  tags?: string;
   /** Verified full-object checksums (JSON, algorithm to base64, e.g. {"crc32":"…"}); absent: none. */
   checksums?: string;
   /** What the file must be for the commit to go ahead (S3's conditional writes), checked in the commit's own transaction. */
@@ -109,6 +111,8 @@ export interface ObjectWrites {
    * bucket. Returns the rewritten row, or null when the version is no longer there.
    */
   editHeaders(input: EditHeadersInput): Promise<ObjectRow | null>;
+  /** Replaces a version's tags (null: none), as editHeaders rewrites its headers: only while it is current in a live bucket; null when it is not. */
+  editTags(input: EditTagsInput): Promise<ObjectRow | null>;
   /**
    * Moves a file in one transaction: its row takes the new bucket and name
    * (the bytes and their key stay; a blob key names no bucket that matters,
@@ -136,6 +140,14 @@ export interface EditHeadersInput {
   /** Stored headers and user metadata (JSON); null: none. */
   metadata: string | null;
   updatedAt: string;
+}
+
+export interface EditTagsInput {
+  bucketId: number;
+  filename: string;
+  storageKey: string;
+  /** Canonical JSON (domain/object-tags.ts); null: none. */
+  tags: string | null;
 }
 
 /** Why a write was refused; the domain turns it into the answer. */

@@ -15,7 +15,7 @@ import { heldBesideOf, heldBesideRow, type Holding } from '../repositories/holdi
 import { recordPart } from '../repositories/multipart.js';
 import { reserveUpload } from '../repositories/upload-reservations.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
-import { deleteInlineBytes, deleteVersionWith, editHeadersWith, moveVersionWith, readInlineWith, removePurgedWith } from './shared.js';
+import { deleteInlineBytes, deleteVersionWith, editHeadersWith, editTagsWith, moveVersionWith, readInlineWith, removePurgedWith } from './shared.js';
 
 const MAX_BATCH = 256;
 
@@ -25,6 +25,7 @@ export function postgresObjectWrites(db: Db): ObjectWrites {
     commitUpload: (input) => batcher.run(input.bucketId, input),
     deleteVersion: deleteVersionWith(db, lockLiveBucket),
     editHeaders: editHeadersWith(db),
+    editTags: editTagsWith(db),
     moveVersion: moveVersionWith(db, lockLiveBucket),
     removePurged: removePurgedWith(db),
     readInline: readInlineWith(db),
@@ -155,6 +156,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
           etag: item.contentHash,
           inline: item.inlineBytes ? 1 : 0,
           metadata: item.metadata ?? null,
+          tags: item.tags ?? null,
           checksums: item.checksums ?? null,
           upload_id: item.endsUpload ?? null,
           parts: item.parts ?? null,
@@ -172,6 +174,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
           etag: eb.ref('excluded.etag'),
           inline: eb.ref('excluded.inline'),
           metadata: eb.ref('excluded.metadata'),
+          tags: eb.ref('excluded.tags'),
           checksums: eb.ref('excluded.checksums'),
           upload_id: eb.ref('excluded.upload_id'),
           parts: eb.ref('excluded.parts'),

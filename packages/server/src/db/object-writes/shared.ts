@@ -63,6 +63,22 @@ export function editHeadersWith(db: Db): ObjectWrites['editHeaders'] {
   };
 }
 
+/** As editHeadersWith: one statement, for the version named, in a live bucket; S3 keeps Last-Modified as it was. */
+export function editTagsWith(db: Db): ObjectWrites['editTags'] {
+  return async (input) => {
+    const row = await db
+      .updateTable('objects')
+      .set({ tags: input.tags })
+      .where('bucket_id', '=', input.bucketId)
+      .where('filename', '=', input.filename)
+      .where('storage_key', '=', input.storageKey)
+      .where((eb) => eb.exists(eb.selectFrom('buckets').select('id').where('id', '=', input.bucketId).where('deleted_at', 'is', null)))
+      .returning(OBJECT_COLUMNS)
+      .executeTakeFirst();
+    return row ?? null;
+  };
+}
+
 /**
  * @param lockBucket as deleteVersionWith's; a move between two buckets locks
  *   both, the lower id first, so two moves the other way round never deadlock.

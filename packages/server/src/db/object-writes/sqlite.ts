@@ -13,7 +13,7 @@ import { foldName } from '../folded-names.js';
 import { nameSortKey } from '../name-sort-keys.js';
 import type { SqliteWriter } from '../sqlite-writer.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
-import { deleteVersionWith, editHeadersWith, moveVersionWith, readInlineWith, removePurgedWith } from './shared.js';
+import { deleteVersionWith, editHeadersWith, editTagsWith, moveVersionWith, readInlineWith, removePurgedWith } from './shared.js';
 import { heldColumns, sqliteHoldingWrites } from './sqlite-holdings.js';
 
 const statementsOn = (db: Db) =>
@@ -25,9 +25,9 @@ const statementsOn = (db: Db) =>
     insertInline: 'insert into inline_blobs (storage_key, bytes) values (?, ?)',
     deleteInline: 'delete from inline_blobs where storage_key = ?',
     insertObject:
-      'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, metadata, checksums, upload_id, parts, created_at, updated_at, name_folded, name_sort) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'insert into objects (bucket_id, filename, storage_key, size, content_type, etag, inline, metadata, tags, checksums, upload_id, parts, created_at, updated_at, name_folded, name_sort) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     updateObject:
-      'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, metadata = ?, checksums = ?, upload_id = ?, parts = ?, updated_at = ? where bucket_id = ? and filename = ?',
+      'update objects set storage_key = ?, size = ?, content_type = ?, etag = ?, inline = ?, metadata = ?, tags = ?, checksums = ?, upload_id = ?, parts = ?, updated_at = ? where bucket_id = ? and filename = ?',
     count: 'update buckets set object_count = object_count + ?, total_bytes = total_bytes + ? where id = ? and deleted_at is null',
     uploadLive: 'select 1 from multipart_uploads where id = ?',
     endParts: 'delete from multipart_parts where upload_id = ? returning storage_key',
@@ -68,6 +68,7 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
 
     const inline = input.inlineBytes ? 1 : 0;
     const metadata = input.metadata ?? null;
+    const tags = input.tags ?? null;
     const checksums = input.checksums ?? null;
     const uploadId = input.endsUpload ?? null;
     const parts = input.parts ?? null;
@@ -81,6 +82,7 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
         input.contentHash,
         inline,
         metadata,
+        tags,
         checksums,
         uploadId,
         parts,
@@ -98,6 +100,7 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
         input.contentHash,
         inline,
         metadata,
+        tags,
         checksums,
         uploadId,
         parts,
@@ -141,6 +144,7 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
     // SQLite serialises all writes: no lock to take; the counts update checks the bucket is live.
     deleteVersion: deleteVersionWith(db, async () => {}),
     editHeaders: editHeadersWith(db),
+    editTags: editTagsWith(db),
     moveVersion: moveVersionWith(db, async () => {}),
     removePurged: removePurgedWith(db),
     readInline: readInlineWith(db),

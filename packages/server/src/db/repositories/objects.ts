@@ -45,6 +45,7 @@ export const OBJECT_COLUMNS = [
   'inline',
   'metadata',
   'checksums',
+  'tags',
 ] as const satisfies readonly (keyof ObjectRow)[];
 
 export function findObjectRow(db: Db, bucketId: number, filename: string): Promise<ObjectRow | undefined> {
@@ -104,6 +105,7 @@ export async function findBucketAndObject(
       'objects.inline',
       'objects.metadata',
       'objects.checksums',
+      'objects.tags',
     ])
     .$if('id' in bucketRef, (q) => q.where('buckets.id', '=', (bucketRef as { id: number }).id))
     .$if('storageName' in bucketRef, (q) => q.where('buckets.storage_name', '=', (bucketRef as { storageName: string }).storageName))
@@ -141,6 +143,7 @@ export async function findBucketAndObject(
       inline: row.inline as number,
       metadata: row.metadata,
       checksums: row.checksums,
+      tags: row.tags,
     },
   };
 }

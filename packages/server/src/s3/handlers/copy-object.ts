@@ -18,11 +18,16 @@ import { S3Error, s3Errors } from '../errors.js';
 import { ownBucketForNewObject, sendXml, type Handler } from '../handler-support.js';
 import { md5Passing, parseCopySource } from '../copy-source.js';
 import { metadataOf, storedMetadata } from '../metadata.js';
+import { taggingOf } from '../tagging.js';
 
 export const CopyObject: Handler = async (ctx, request, reply, target) => {
   const { caller } = target;
   const directive = request.headers['x-amz-metadata-directive'] ?? 'COPY';
   if (directive !== 'COPY' && directive !== 'REPLACE') throw s3Errors.invalidArgument('Unknown metadata directive.');
+  // The copy's tags: the source's (COPY, the default) or x-amz-tagging's (REPLACE; none without it).
+  const taggingDirective = request.headers['x-amz-tagging-directive'] ?? 'COPY';
+  if (taggingDirective !== 'COPY' && taggingDirective !== 'REPLACE') throw s3Errors.invalidArgument('Unknown tagging directive.');
+  const replacedTags = taggingDirective === 'REPLACE' ? taggingOf(request.headers) : undefined;
   const from = parseCopySource(request.headers['x-amz-copy-source']);
   // The source is read: its bucket is one the key may read (authorize.ts, copyObject asked read of it already).
   const sourceBucket = await getOwnBucketByName(ctx.db, caller.principal, from.bucket, 'readObject');
@@ -57,6 +62,7 @@ export const CopyObject: Handler = async (ctx, request, reply, target) => {
     contentType: replace ? contentTypeFor(filename, request.headers['content-type']) : source.content_type,
     declaredSize: source.size,
     metadata: replace ? metadataOf(request.headers) : storedMetadata(source),
+    tags: taggingDirective === 'REPLACE' ? replacedTags : (source.tags ?? undefined),
     etag: body.md5Hex,
     // The same bytes have the same full-object checksums.
     checksums: () => checksums,

@@ -11,6 +11,7 @@ import { s3Errors } from '../errors.js';
 import { ownBucketForNewObject, sendXml, type Handler } from '../handler-support.js';
 import { metadataOf } from '../metadata.js';
 import { answeringRefusals } from '../multipart-support.js';
+import { taggingOf } from '../tagging.js';
 
 export const CreateMultipartUpload: Handler = answeringRefusals(async (ctx, request, reply, target) => {
   const bucket = await ownBucketForNewObject(ctx, target, request);
@@ -22,6 +23,8 @@ export const CreateMultipartUpload: Handler = answeringRefusals(async (ctx, requ
     filename,
     contentType: contentTypeFor(filename, request.headers['content-type']),
     metadata: metadataOf(request.headers),
+    // Kept with the upload, written with the object when it completes.
+    tags: taggingOf(request.headers),
     checksum,
   });
   if (checksum) reply.header('x-amz-checksum-algorithm', CHECKSUM_ALGORITHMS[checksum.algorithm]!.label).header('x-amz-checksum-type', checksum.type);

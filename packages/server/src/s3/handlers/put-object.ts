@@ -13,6 +13,7 @@ import { ownBucketForNewObject, type Handler } from '../handler-support.js';
 import { metadataOf } from '../metadata.js';
 import { checksumHeaders } from '../object-reads.js';
 import { uploadBody } from '../payload.js';
+import { taggingOf } from '../tagging.js';
 
 const isChunked = (value: string | undefined): boolean => value !== undefined && /(^|,)\s*chunked\s*$/i.test(value);
 
@@ -21,6 +22,7 @@ export const PutObject: Handler = async (ctx, request, reply, target) => {
   const filename = parseFilename(target.key);
   // Before the body is touched: a refused body left unread is drained by Node, so the client still hears the 412.
   const condition = writeConditionOf(request.headers);
+  const tags = taggingOf(request.headers);
   if (condition) await checkWriteCondition(ctx.storage, bucket.id, filename, condition);
   // An aws-chunked body declares its decoded length (x-amz-decoded-content-length); Content-Length counts its framing.
   const body = uploadBody(request, target.caller.payloadHash, target.caller, { md5: true });
@@ -38,6 +40,7 @@ export const PutObject: Handler = async (ctx, request, reply, target) => {
     declaredSize,
     rawRequestBody: body.raw,
     metadata: metadataOf(request.headers),
+    tags,
     etag: body.md5Hex,
     checksums: body.checksums,
     condition,
