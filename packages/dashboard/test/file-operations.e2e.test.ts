@@ -393,6 +393,37 @@ describe.skipIf(skipBrowserSuites)('dashboard file operations (end to end, Chrom
     });
   }, 120_000);
 
+  it('downloads a folder of 1,000 files as one zip, byte for byte, while the server’s memory stays within idle + 64 MiB', async () => {
+    await step('zip-1000', async () => {
+      const bucketId = await api.createBucket('thousand');
+      const stored = new Map<string, Buffer>();
+      for (let i = 0; i < 1000; i++) stored.set(`many/${i % 10 === 0 ? `deep/${i}` : i}.bin`, randomBytes(2000 + ((i * 7919) % 60_000), i + 7));
+      const queue = [...stored];
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          for (let next = queue.shift(); next; next = queue.shift()) await api.put(bucketId, next[0], next[1], 'application/octet-stream');
+        }),
+      );
+      await page.goto(`/buckets/${bucketId}`);
+      await page.getByRole('link', { name: 'Open folder many' }).waitFor();
+
+      // The server runs in this process: its resident memory, sampled while the browser downloads the zip.
+      const idle = process.memoryUsage().rss;
+      let peak = idle;
+      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+      let zip: { name: string; files: Map<string, Buffer> };
+      try {
+        zip = await downloadZip(() => page.getByRole('button', { name: 'Download many as a zip' }).click());
+      } finally {
+        clearInterval(sampler);
+      }
+      expect(peak - idle, `grew ${Math.round((peak - idle) / 2 ** 20)} MiB`).toBeLessThan(64 * 2 ** 20);
+      expect(zip.name).toBe('many.zip');
+      expect(zip.files.size).toBe(1000);
+      for (const [name, bytes] of stored) expect(zip.files.get(name.slice('many/'.length))?.equals(bytes), name).toBe(true);
+    });
+  }, 180_000);
+
   it('shows a file’s details, and its metadata and headers edited persist', async () => {
     await step('details', async () => {
       const bucketId = await api.createBucket('papers');
