@@ -629,10 +629,11 @@ describe.skipIf(process.env.PAIL_TEST_BACKEND === 'scaled')('the package, in a c
     // only: 0.1-0.5 MB in every phase, alone or with every core busy. (With
     // V8's background sweeping, dead buffers were counted too, 5-62 MB
     // depending on the machine's load.) Once, in a full Node 24 run, the
-    // form-data upload peaked at 11.2 MB, not seen again alone or under load;
-    // the limit stays a quarter of the file, far from holding it.
+    // form-data upload peaked at 11.2 MB, and once, on Node 24 with a Chromium
+    // suite running beside it, the multipart upload at 16.3 MB; neither was seen
+    // again alone. The limit is half the file: holding it would be 64 MB or more.
     for (const [phase, peakMB] of Object.entries(results.peakArrayBuffersMB as Record<string, number>)) {
-      expect(peakMB, `${phase}: live ArrayBuffer MB`).toBeLessThan(16);
+      expect(peakMB, `${phase}: live ArrayBuffer MB`).toBeLessThan(32);
     }
     await rm(big);
     await rm(path.join(tmp, 'large-copy.bin'));
