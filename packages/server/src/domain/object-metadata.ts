@@ -9,8 +9,9 @@ import { STORED_HEADER_FIELDS, type EditFile, type FileDetails, type StoredHeade
 import type { BucketRow, ObjectRow } from '../db/schema.js';
 import { bucketRules, checkedType, TYPE_SNIFF_BYTES } from './bucket-rules.js';
 import { errors } from './errors.js';
+import { editObjectRow } from './object-edits.js';
 import { objectBody } from './object-bytes.js';
-import { objectView, requireObject } from './objects.js';
+import { objectView } from './objects.js';
 import type { StoragePorts } from './ports.js';
 
 /** The headers kept besides x-amz-meta-*, in the order S3 lists them. */
@@ -82,8 +83,6 @@ function editedHeaders(current: Record<string, string>, edit: EditFile): Record<
 }
 
 /** A version replaced between the read and the rewrite is edited again, from what it is now; past this many, 409. */
-const EDIT_ATTEMPTS = 3;
-
 /**
  * Rewrites a file's type, stored headers and user metadata; the bytes and
  * the ETag stay, updated_at moves (the file's headers changed). A new type
@@ -102,14 +101,13 @@ export async function editObjectMetadata(
   if (edit.metadata === undefined && edit.content_type === undefined && STORED_HEADER_FIELDS.every((field) => edit[field] === undefined)) {
     throw errors.validation(`Body must name at least one of metadata, content_type, ${STORED_HEADER_FIELDS.join(', ')}`);
   }
-  for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
-    const current = await requireObject(ports, bucket, filename);
+  const edited = await editObjectRow(ports, bucket, filename, operation, 'metadata was edited', async (current) => {
     const headers = editedHeaders(storedHeadersOf(current), edit);
     let contentType = current.content_type;
     if (edit.content_type !== undefined && edit.content_type !== current.content_type) {
       contentType = await allowedType(ports, bucket, current, edit.content_type);
     }
-    const edited = await ports.writes.editHeaders({
+    return ports.writes.editHeaders({
       bucketId: bucket.id,
       filename,
       storageKey: current.storage_key,
@@ -117,19 +115,8 @@ export async function editObjectMetadata(
       metadata: Object.keys(headers).length === 0 ? null : JSON.stringify(headers),
       updatedAt: new Date(ports.clock.now()).toISOString(),
     });
-    if (!edited) continue;
-    await ports.events.announce({
-      type: 'object-edited',
-      ownerId: bucket.owner_id,
-      bucketId: bucket.id,
-      bucketStorageName: bucket.storage_name,
-      filename,
-      storageKey: edited.storage_key,
-      operation,
-    });
-    return fileDetails(ports.storageHost, bucket, edited);
-  }
-  throw errors.unavailable('The file kept being replaced while its metadata was edited; try again');
+  });
+  return fileDetails(ports.storageHost, bucket, edited);
 }
 
 /** The new type, when the bucket takes it for these bytes (its allowed types, checked against the first bytes as on upload). */

@@ -8,7 +8,8 @@
 import type { BucketRow, Db } from '../db/schema.js';
 import { findBucketTags, saveBucketTags } from '../db/repositories/bucket-tags.js';
 import { errors } from './errors.js';
-import { requireObject } from './objects.js';
+import { editObjectRow } from './object-edits.js';
+
 import type { StoragePorts } from './ports.js';
 
 export interface Tag {
@@ -58,8 +59,6 @@ export function decodeTags(json: string | null): Tag[] {
 export const tagCount = (json: string | null): number => (json === null ? 0 : (JSON.parse(json) as unknown[]).length);
 
 /** A version replaced between the read and the rewrite is tagged again, from what it is now; past this many, 503. */
-const EDIT_ATTEMPTS = 3;
-
 /**
  * Replaces a file's tags (an empty list: removes them). Its bytes, ETag and
  * Last-Modified stay; every instance sees the change at once (object-edited
@@ -67,22 +66,9 @@ const EDIT_ATTEMPTS = 3;
  */
 export async function setObjectTags(ports: StoragePorts, bucket: BucketRow, filename: string, tags: readonly Tag[], operation: string | null): Promise<void> {
   const encoded = encodeTags(tags);
-  for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
-    const current = await requireObject(ports, bucket, filename);
-    const edited = await ports.writes.editTags({ bucketId: bucket.id, filename, storageKey: current.storage_key, tags: encoded });
-    if (!edited) continue;
-    await ports.events.announce({
-      type: 'object-edited',
-      ownerId: bucket.owner_id,
-      bucketId: bucket.id,
-      bucketStorageName: bucket.storage_name,
-      filename,
-      storageKey: edited.storage_key,
-      operation,
-    });
-    return;
-  }
-  throw errors.unavailable('The file kept being replaced while its tags were set; try again');
+  await editObjectRow(ports, bucket, filename, operation, 'tags were set', (current) =>
+    ports.writes.editTags({ bucketId: bucket.id, filename, storageKey: current.storage_key, tags: encoded }),
+  );
 }
 
 /** The bucket's tags; null when it has none (S3's NoSuchTagSet). */

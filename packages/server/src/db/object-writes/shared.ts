@@ -43,40 +43,35 @@ export function deleteVersionWith(db: Db, lockBucket: (trx: Db, bucketId: number
     });
 }
 
+/** The columns an in-place edit of a file's row may change: never its bytes, name or key. */
+type RowEdit = { content_type?: string; metadata?: string | null; updated_at?: string; tags?: string | null };
+
 /**
- * One statement, so no transaction: it changes no count, and the version
- * (storage key) it names is the one it rewrites or none. A bucket being
- * deleted takes its files with it, so the rewrite asks that it is live.
+ * Rewrites a file's row in place, for the version named (its storage key) in a live bucket (a bucket being deleted
+ * takes its files with it); null when that version is no longer there. One statement and no count changes, so no
+ * transaction.
  */
-export function editHeadersWith(db: Db): ObjectWrites['editHeaders'] {
-  return async (input) => {
-    const row = await db
-      .updateTable('objects')
-      .set({ content_type: input.contentType, metadata: input.metadata, updated_at: input.updatedAt })
-      .where('bucket_id', '=', input.bucketId)
-      .where('filename', '=', input.filename)
-      .where('storage_key', '=', input.storageKey)
-      .where((eb) => eb.exists(eb.selectFrom('buckets').select('id').where('id', '=', input.bucketId).where('deleted_at', 'is', null)))
-      .returning(OBJECT_COLUMNS)
-      .executeTakeFirst();
-    return row ?? null;
-  };
+async function editVersion(db: Db, input: { bucketId: number; filename: string; storageKey: string }, set: RowEdit) {
+  const row = await db
+    .updateTable('objects')
+    .set(set)
+    .where('bucket_id', '=', input.bucketId)
+    .where('filename', '=', input.filename)
+    .where('storage_key', '=', input.storageKey)
+    .where((eb) => eb.exists(eb.selectFrom('buckets').select('id').where('id', '=', input.bucketId).where('deleted_at', 'is', null)))
+    .returning(OBJECT_COLUMNS)
+    .executeTakeFirst();
+  return row ?? null;
 }
 
-/** As editHeadersWith: one statement, for the version named, in a live bucket; S3 keeps Last-Modified as it was. */
+/** A file's type, stored headers and user metadata; updated_at moves. */
+export function editHeadersWith(db: Db): ObjectWrites['editHeaders'] {
+  return (input) => editVersion(db, input, { content_type: input.contentType, metadata: input.metadata, updated_at: input.updatedAt });
+}
+
+/** A file's tags; S3 keeps Last-Modified as it was. */
 export function editTagsWith(db: Db): ObjectWrites['editTags'] {
-  return async (input) => {
-    const row = await db
-      .updateTable('objects')
-      .set({ tags: input.tags })
-      .where('bucket_id', '=', input.bucketId)
-      .where('filename', '=', input.filename)
-      .where('storage_key', '=', input.storageKey)
-      .where((eb) => eb.exists(eb.selectFrom('buckets').select('id').where('id', '=', input.bucketId).where('deleted_at', 'is', null)))
-      .returning(OBJECT_COLUMNS)
-      .executeTakeFirst();
-    return row ?? null;
-  };
+  return (input) => editVersion(db, input, { tags: input.tags });
 }
 
 /**
