@@ -34,7 +34,7 @@ export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[
     // each table; a schema, table or column that another session drops or renames meanwhile
     // (another Pail migrating or removed in its own schema) fails that look-up. Migrating
     // is idempotent under its lock, so it is simply tried again.
-    if (CHANGED_MEANWHILE.has(String((error as { code?: unknown }).code)) && attempt < 10) {
+    if (changedMeanwhile(error) && attempt < 10) {
       await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
       continue;
     }
@@ -44,3 +44,9 @@ export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[
 
 /** PostgreSQL's invalid_schema_name, undefined_table and undefined_column. */
 const CHANGED_MEANWHILE = new Set(['3F000', '42P01', '42703']);
+
+/** Those, or the catalog's own "cache lookup failed" (XX000) for a schema dropped while it was being read. */
+function changedMeanwhile(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return CHANGED_MEANWHILE.has(String(code)) || (code === 'XX000' && String(message).startsWith('cache lookup failed'));
+}
