@@ -4,13 +4,14 @@
  */
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { mkdtemp, open, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { CHROMIUM_PATH, DASHBOARD_BUILD_PREFIX, exitOnSigterm, hasChromium, owner, OWNER_FILE } from '../../server/test/helpers/chromium.js';
+import { CHROMIUM_PATH, DASHBOARD_BUILD_PREFIX, exitOnSigterm, hasChromium, owner, OWNER_FILE, sharedBrowser } from '../../server/test/helpers/chromium.js';
+import { startTestServer } from '../../server/test/helpers/server.js';
 
 export { sharedBrowser } from '../../server/test/helpers/chromium.js';
 
@@ -89,6 +90,51 @@ export class ConsoleWatch {
       this.allowed = [];
     }
   }
+}
+
+export type DashboardServer = Awaited<ReturnType<typeof startTestServer>>;
+
+/**
+ * A server serving this worker's dashboard build, and a page of the shared
+ * Chromium signed up there as a new user (`<emailPrefix>-<time>@example.com`),
+ * its console watched. `prepare` runs on the context before the page opens.
+ */
+export async function signedInDashboard(
+  emailPrefix: string,
+  watch: ConsoleWatch,
+  prepare?: (context: BrowserContext) => Promise<unknown>,
+): Promise<{ server: DashboardServer; context: BrowserContext; page: Page; sameOrigin: { origin: string } }> {
+  const dashboard = await buildDashboard();
+  await mkdir(screenshotDir, { recursive: true });
+  const server = await startTestServer({ env: { DASHBOARD_DIR: dashboard } });
+  const context = await (await sharedBrowser()).newContext({ viewport: DESKTOP, baseURL: server.url, acceptDownloads: true });
+  await prepare?.(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(STEP_TIMEOUT);
+  watch.attach(page);
+  await page.goto('/signup');
+  await page.getByLabel('Email').fill(`${emailPrefix}-${Date.now()}@example.com`);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await page.waitForURL('**/buckets');
+  return { server, context, page, sameOrigin: { origin: server.url } };
+}
+
+/**
+ * Runs a step of a suite; on failure keeps a screenshot of the page as it was
+ * (`failure-<name>.png`), then runs `after` either way; a step that passed
+ * must have logged no console error.
+ */
+export async function runStep(page: Page, watch: ConsoleWatch, name: string, run: () => Promise<void>, after?: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    await page.screenshot({ path: path.join(screenshotDir, `failure-${name}.png`), fullPage: true }).catch(() => {});
+    throw error;
+  } finally {
+    await after?.();
+  }
+  expect(watch.errors).toEqual([]);
 }
 
 export async function shoot(page: Page, name: string): Promise<void> {

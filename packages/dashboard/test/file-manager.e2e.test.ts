@@ -14,12 +14,11 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '../../server/test/helpers/server.js';
-import { buildDashboard, ConsoleWatch, DESKTOP, PHONE, poll, screenshotDir, sharedBrowser, skipBrowserSuites, STEP_TIMEOUT } from './e2e-helpers.js';
+import { ConsoleWatch, DESKTOP, PHONE, poll, runStep, signedInDashboard, skipBrowserSuites, type DashboardServer } from './e2e-helpers.js';
 
-type TestServer = Awaited<ReturnType<typeof startTestServer>>;
+type TestServer = DashboardServer;
 type Box = { x: number; y: number; width: number; height: number };
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -71,7 +70,6 @@ interface Listed {
 
 describe.skipIf(skipBrowserSuites)('dashboard as a file manager (end to end, Chromium)', () => {
   let server: TestServer;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   let tmp: string;
@@ -114,29 +112,16 @@ describe.skipIf(skipBrowserSuites)('dashboard as a file manager (end to end, Chr
   const trayHeading = () => page.locator('#upload-tray-title');
 
   beforeAll(async () => {
-    const dashboard = await buildDashboard();
-    await mkdir(screenshotDir, { recursive: true });
     await mkdir(galleryDir, { recursive: true });
     tmp = await mkdtemp(path.join(os.tmpdir(), 'pail-file-manager-e2e-'));
-    server = await startTestServer({ env: { DASHBOARD_DIR: dashboard } });
-    sameOrigin = { origin: server.url };
-    browser = await sharedBrowser();
-    context = await browser.newContext({ viewport: DESKTOP, baseURL: server.url });
     // Every violation of the page's Content-Security-Policy, as the page hears of it.
-    await context.addInitScript(() => {
-      const seen: string[] = [];
-      (window as unknown as { cspViolations: string[] }).cspViolations = seen;
-      document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
-    });
-    page = await context.newPage();
-    page.setDefaultTimeout(STEP_TIMEOUT);
-    consoleWatch.attach(page);
-
-    await page.goto('/signup');
-    await page.getByLabel('Email').fill(`files-${Date.now()}@example.com`);
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.waitForURL('**/buckets');
+    const watchCsp = (context: BrowserContext) =>
+      context.addInitScript(() => {
+        const seen: string[] = [];
+        (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+        document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
+      });
+    ({ server, context, page, sameOrigin } = await signedInDashboard('files', consoleWatch, watchCsp));
   }, 120_000);
 
   afterAll(async () => {
@@ -145,18 +130,8 @@ describe.skipIf(skipBrowserSuites)('dashboard as a file manager (end to end, Chr
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
 
-  /** Runs a step; on failure keeps a screenshot of the page as it was. */
-  async function step(name: string, run: () => Promise<void>): Promise<void> {
-    try {
-      await run();
-    } catch (error) {
-      await page.screenshot({ path: path.join(screenshotDir, `failure-${name}.png`), fullPage: true }).catch(() => {});
-      throw error;
-    } finally {
-      await page.setViewportSize(DESKTOP);
-    }
-    expect(consoleWatch.errors).toEqual([]);
-  }
+  /** Runs a step; on failure keeps a screenshot of the page as it was; back to the desktop size after. */
+  const step = (name: string, run: () => Promise<void>) => runStep(page, consoleWatch, name, run, () => page.setViewportSize(DESKTOP));
 
   const cspViolations = () => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
 
@@ -408,7 +383,7 @@ describe.skipIf(skipBrowserSuites)('dashboard as a file manager (end to end, Chr
       expect(await dialog.getByText('already have a bucket').count()).toBe(0);
       await dialog.getByRole('button', { name: 'Cancel' }).click();
 
-      const visitor = await browser.newContext({ viewport: DESKTOP, baseURL: server.url });
+      const visitor = await context.browser()!.newContext({ viewport: DESKTOP, baseURL: server.url });
       try {
         const signup = await visitor.newPage();
         await signup.goto('/signup');

@@ -14,23 +14,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '../../server/test/helpers/server.js';
 import {
-  buildDashboard,
   ConsoleWatch,
   DESKTOP,
   PHONE,
   poll,
   randomBytes,
-  screenshotDir,
-  sharedBrowser,
+  runStep,
+  signedInDashboard,
   skipBrowserSuites,
-  STEP_TIMEOUT,
+  type DashboardServer as TestServer,
 } from './e2e-helpers.js';
-
-type TestServer = Awaited<ReturnType<typeof startTestServer>>;
 
 /** Not committed: the UI as it looks, for people to look at. */
 const shotsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../test-artifacts/screenshots/file-operations');
@@ -54,7 +50,6 @@ interface Listed {
 
 describe.skipIf(skipBrowserSuites)('dashboard file operations (end to end, Chromium)', () => {
   let server: TestServer;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   const consoleWatch = new ConsoleWatch();
@@ -106,22 +101,8 @@ describe.skipIf(skipBrowserSuites)('dashboard file operations (end to end, Chrom
   const toast = (text: string | RegExp) => page.locator('.toast').filter({ hasText: text });
 
   beforeAll(async () => {
-    const dashboard = await buildDashboard();
-    await mkdir(screenshotDir, { recursive: true });
     await mkdir(shotsDir, { recursive: true });
-    server = await startTestServer({ env: { DASHBOARD_DIR: dashboard } });
-    sameOrigin = { origin: server.url };
-    browser = await sharedBrowser();
-    context = await browser.newContext({ viewport: DESKTOP, baseURL: server.url, acceptDownloads: true });
-    page = await context.newPage();
-    page.setDefaultTimeout(STEP_TIMEOUT);
-    consoleWatch.attach(page);
-
-    await page.goto('/signup');
-    await page.getByLabel('Email').fill(`ops-${Date.now()}@example.com`);
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.waitForURL('**/buckets');
+    ({ server, context, page, sameOrigin } = await signedInDashboard('ops', consoleWatch));
   }, 120_000);
 
   afterAll(async () => {
@@ -130,15 +111,7 @@ describe.skipIf(skipBrowserSuites)('dashboard file operations (end to end, Chrom
   });
 
   /** Runs a step; on failure keeps a screenshot of the page as it was. */
-  async function step(name: string, run: () => Promise<void>): Promise<void> {
-    try {
-      await run();
-    } catch (error) {
-      await page.screenshot({ path: path.join(screenshotDir, `failure-ops-${name}.png`), fullPage: true }).catch(() => {});
-      throw error;
-    }
-    expect(consoleWatch.errors).toEqual([]);
-  }
+  const step = (name: string, run: () => Promise<void>) => runStep(page, consoleWatch, `ops-${name}`, run);
 
   /** The page as it is, at both sizes, light and dark; back to desktop and light after. */
   async function snap(name: string): Promise<void> {
