@@ -132,9 +132,10 @@ async function main() {
     const casesOf = Object.fromEntries(SIDES.map((side) => [side, loadCases(targets[side], cfg)]));
     // --only W4/pg,W3/pail: just those cases (ids as in the progress lines), for a focused A/B.
     const only = option('--only')?.split(',');
+    // Paired by id: a case one build lacks (a feature it does not have, e.g. versioned buckets) is left out.
     const pairs = casesOf.before
-      .map((c, i) => ({ id: c.id, metric: c.metric, cases: { before: c, after: casesOf.after[i] } }))
-      .filter((pair) => !only || only.includes(pair.id));
+      .map((c) => ({ id: c.id, metric: c.metric, cases: { before: c, after: casesOf.after.find((a) => a.id === c.id) } }))
+      .filter((pair) => pair.cases.after !== undefined && (!only || only.includes(pair.id)));
     for (const pair of pairs) results.runs[pair.id] = { before: [], after: [] };
 
     // --- warm-up (not recorded) -----------------------------------------------

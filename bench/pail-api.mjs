@@ -29,6 +29,19 @@ export async function makeBucket(base, key, name, visibility) {
   return created.data.id;
 }
 
+/** A private bucket with versioning enabled (issue 37); null on a build without versioning (compare.mjs's "before"). */
+export async function makeVersionedBucket(base, key, name) {
+  const id = await makeBucket(base, key, name, 'private');
+  const response = await fetch(`${base}/api/v1/buckets/${id}`, {
+    method: 'PATCH',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ versioning: 'enabled' }),
+  });
+  // A build without versioning may take the PATCH and ignore the field: versioned only if the bucket says so.
+  const body = response.status === 200 ? await response.json() : (await response.text(), null);
+  return body?.data?.versioning === 'enabled' ? id : null;
+}
+
 export async function putFile(base, key, bucketId, filename, bytes) {
   const res = await fetch(`${base}/api/v1/buckets/${bucketId}/files/${encodeURIComponent(filename)}`, {
     method: 'PUT',

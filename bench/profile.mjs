@@ -4,7 +4,7 @@
  * (server core), drives the workload with autocannon (load core), stops the
  * server and prints the functions and the modules with the most self time.
  *
- *   node bench/profile.mjs [W1|W2|W3|W4|W7] [--signed | --s3] [--pg] [--limits] [--duration S] [--top N] [--no-build]
+ *   node bench/profile.mjs [W1|W2|W3|W4|W7] [--signed | --s3 | --hook live|dead] [--pg] [--limits] [--duration S] [--top N] [--no-build]
  *
  * --signed: W2 through a signed url instead of with the key.
  * --s3: W2 through the S3 API, a presigned GetObject; W4 through the S3 API, PutObject
@@ -21,11 +21,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { makeBucket, makeUser, postgresAndRedis, putFile, RAISED_LIMITS, REPO_DIR, runLoad, seedFiles, startServer, tempDir } from './lib.mjs';
 import { FILE_4K, FILE_NAME, presignedGetOf } from './workloads.mjs';
+import { hookedBucket } from './webhook-receivers.mjs';
 
 const argv = process.argv.slice(2);
 const opt = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
 const workload = (argv.find((a) => /^W\d$/.test(a)) ?? 'W2').toUpperCase();
 const duration = Number(opt('--duration', 10));
+const hook = opt('--hook', null);
 const top = Number(opt('--top', 30));
 
 if (!argv.includes('--no-build')) {
@@ -41,7 +43,7 @@ const backend = argv.includes('--pg') ? await postgresAndRedis() : { env: {} };
 if (backend.problem) throw new Error(backend.problem);
 const server = await startServer('pail', {
   label: 'profile',
-  env: { ...(argv.includes('--limits') ? {} : RAISED_LIMITS), ...backend.env },
+  env: { ...(argv.includes('--limits') ? {} : RAISED_LIMITS), ...backend.env, ...(hook ? { WEBHOOK_ALLOW_PRIVATE: 'true' } : {}) },
   nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
   s3: argv.includes('--s3'),
 });
@@ -76,7 +78,8 @@ try {
     };
   } else if (workload === 'W4')
     spec = {
-      url: `${server.base}/api/v1/buckets/${priv}/files`,
+      // --hook live|dead: into a bucket with a webhook to a receiver that answers, or to one that never does (W4 hook, dead-hook).
+      url: `${server.base}/api/v1/buckets/${hook ? await hookedBucket({ server, key: user.key, w4Buckets: new Map() }, 1, hook) : priv}/files`,
       method: 'PUT',
       headers: { ...key, 'content-type': 'application/octet-stream' },
       bodyBytes: 4096,

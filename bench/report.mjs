@@ -30,6 +30,21 @@ export const DOORS = [
     section: 'The S3 API vs the Pail API (s3/keyed)',
     min: 0.9,
   },
+  // Issue 37: the same requests in a versioned bucket.
+  {
+    workload: 'W2',
+    variant: 'versioned',
+    what: 'GET 4 KiB, the current of 3 versions, versioned bucket + API key, 64 conn',
+    section: 'A versioned bucket vs an unversioned one (versioned/unversioned)',
+    min: 0.9,
+  },
+  {
+    workload: 'W4',
+    variant: 'versioned',
+    what: 'PUT distinct 4 KiB into a versioned bucket + API key, 32 conn',
+    section: 'A versioned bucket vs an unversioned one (versioned/unversioned)',
+    min: 0.9,
+  },
 ];
 
 /** Median of one field over a case's repetitions. */

@@ -85,7 +85,8 @@ async function main() {
   try {
     // --- servers and their data -------------------------------------------
     log('starting Pail (SQLite, raised rate limits) and the bare Node baseline');
-    const pailServer = await start('pail', { label: 'pail', env: RAISED_LIMITS, s3: true });
+    // WEBHOOK_ALLOW_PRIVATE: W4 hook/dead-hook deliver to receivers on this machine (webhook-receivers.mjs).
+    const pailServer = await start('pail', { label: 'pail', env: { ...RAISED_LIMITS, WEBHOOK_ALLOW_PRIVATE: 'true' }, s3: true });
     const baselineServer = await start('baseline', { label: 'baseline' });
     log(`seeding Pail (W7 bucket of ${cfg.listFiles}, big bucket of ${cfg.bigFiles})`);
     const pail = await setupPail(pailServer, cfg, log);

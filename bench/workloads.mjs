@@ -13,8 +13,7 @@
  *   limits    Pail with the real per-plan limits (free plan: 100 API requests/min,
  *             600 anonymous downloads/min per IP): most answers are 429
  */
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { hookedBucket } from './webhook-receivers.mjs';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,24 +25,21 @@ import {
   largestFile,
   machineTicks,
   makeBucket,
-  makeUser,
+  makeVersionedBucket,
   pageCacheShare,
-  putFile,
   readRssKiB,
   resetPeakRss,
   runLoad,
   runStream,
   sampleRss,
-  seedFiles,
   sleep,
   threadCpu,
   threadCpuDelta,
   tickShares,
-  walkListing,
 } from './lib.mjs';
 
-export const FILE_4K = Buffer.alloc(4096, 'pail 4 KiB file ');
-export const FILE_NAME = 'f4k.bin';
+export { FILE_4K, FILE_NAME, presignedGetOf, setupBaseline, setupPail } from './bench-targets.mjs';
+import { FILE_NAME } from './bench-targets.mjs';
 
 /** Settings of a full run and of --quick. */
 export function settings(quick) {
@@ -52,89 +48,13 @@ export function settings(quick) {
     : { reps: 3, duration: 10, latencyDuration: 10, limitsDuration: 5, warmup: 2, bigFiles: 100_000, listFiles: 10_000, streamBytes: 1024 ** 3 };
 }
 
-// ---------------------------------------------------------------------------
-// Setup: users, keys, buckets and files, all over the HTTP API
-
-/**
- * Pail with raised limits: public + private bucket with the 4 KiB file, a
- * 10,000-file bucket (withLists), an N-file bucket (withBig; compare.mjs
- * leaves it out).
- */
-export async function setupPail(server, cfg, log, { withLists = true, withBig = withLists } = {}) {
-  const user = await makeUser(server.base, `bench-${server.label}@example.com`);
-  const pub = await makeBucket(server.base, user.key, 'bench-public', 'public');
-  const priv = await makeBucket(server.base, user.key, 'bench-private', 'private');
-  await putFile(server.base, user.key, pub, FILE_NAME, FILE_4K);
-  await putFile(server.base, user.key, priv, FILE_NAME, FILE_4K);
-  const target = {
-    server,
-    key: user.key,
-    pub,
-    priv,
-    w4Buckets: new Map(),
-    signedUrl: await signedUrlOf(server.base, user.key, priv),
-    s3Url: server.s3Base ? await presignedGetOf(server.s3Base, user, 'bench-private') : null,
-    // The key's S3 credential, for W4 through the S3 API (each PUT signed in its Authorization header).
-    s3Credential: server.s3Base ? { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey, region: 'us-east-1' } : null,
-  };
-  if (!withLists) return target;
-
-  let started = Date.now();
-  target.list = await makeBucket(server.base, user.key, 'bench-list10k', 'private');
-  await seedFiles(server.base, user.key, target.list, { prefix: 'l', count: cfg.listFiles });
-  log(`  seeded ${cfg.listFiles} files for W7 in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  if (!withBig) return target;
-
-  started = Date.now();
-  target.big = await makeBucket(server.base, user.key, 'bench-big', 'private');
-  const seeded = await seedFiles(server.base, user.key, target.big, { prefix: 's', count: cfg.bigFiles });
-  await putFile(server.base, user.key, target.big, FILE_NAME, FILE_4K);
-  log(`  seeded ${cfg.bigFiles} files into the big bucket in ${((Date.now() - started) / 1000).toFixed(1)} s (${Math.round(seeded.rps)} PUT/s)`);
-
-  // The late page of W7: the cursor of the last full page of the seeded files.
-  const walk = await walkListing(server.base, user.key, target.big);
-  const lastFull = Math.floor(cfg.bigFiles / 1000) - 1;
-  target.bigCount = walk.count;
-  target.lateCursor = walk.cursors[lastFull - 1] ?? walk.cursors[walk.cursors.length - 1];
-  target.latePage = lastFull + 1;
-  return target;
-}
-
-/** A GET url for the private 4 KiB file, signed for the longest expiry (W2 "signed"); null on a build without signed urls. */
-async function signedUrlOf(base, key, bucket) {
-  const response = await fetch(`${base}/api/v1/buckets/${bucket}/files/${FILE_NAME}/signed-url`, {
-    method: 'POST',
-    headers: { 'x-api-key': key, 'content-type': 'application/json' },
-    body: JSON.stringify({ method: 'GET', expires_in: 604800 }),
-  });
-  if (response.status !== 201) return null;
-  return (await response.json()).data.url;
-}
-
-/** The 4 KiB file through the S3 API: a presigned GetObject (7 days) of the private bucket, so autocannon can repeat it. */
-export async function presignedGetOf(s3Base, user, bucketName) {
-  const client = new S3Client({
-    endpoint: s3Base,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: user.accessKeyId, secretAccessKey: user.secretAccessKey },
-  });
-  return getSignedUrl(client, new GetObjectCommand({ Bucket: bucketName, Key: FILE_NAME }), { expiresIn: 604800 });
-}
-
-/** The baseline's files: the 4 KiB file and a 10,000-file directory, written directly. */
-export function setupBaseline(server, cfg) {
-  fs.writeFileSync(path.join(server.dataDir, FILE_NAME), FILE_4K);
-  const dir = path.join(server.dataDir, 'list10k');
-  fs.mkdirSync(dir);
-  for (let n = 0; n < cfg.listFiles; n++) fs.writeFileSync(path.join(dir, `l-${n}`), 'x'.repeat(16));
-  return { server };
-}
-
 /** A fresh bucket for each W4 repetition, so "empty bucket" stays empty-ish (W4 through the S3 API has its own: `door` 's3'). */
 async function w4Bucket(target, rep, door = '') {
   const name = `bench-w4${door}-r${rep}`;
-  if (!target.w4Buckets.has(name)) target.w4Buckets.set(name, await makeBucket(target.server.base, target.key, name, 'private'));
+  if (!target.w4Buckets.has(name)) {
+    const make = door === 'versioned' ? makeVersionedBucket : (base, key, bucket) => makeBucket(base, key, bucket, 'private');
+    target.w4Buckets.set(name, await make(target.server.base, target.key, name));
+  }
   return target.w4Buckets.get(name);
 }
 
@@ -170,6 +90,13 @@ export function loadCases({ pail, baseline = null, pg = null, limits = null }, c
   if (pail.signedUrl) add({ workload: 'W2', variant: 'signed', spec: () => ({ url: pail.signedUrl, method: 'GET', connections: 64 }) });
   // W2 through the S3 API: a presigned GetObject, the Signature V4 checked on every request.
   if (pail.s3Url) add({ workload: 'W2', variant: 's3', spec: () => ({ url: pail.s3Url, method: 'GET', connections: 64 }) });
+  // W2 in a versioned bucket (issue 37): the current one of three versions.
+  if (pail.versioned)
+    add({
+      workload: 'W2',
+      variant: 'versioned',
+      spec: () => ({ url: fileUrl(pail, pail.versioned), method: 'GET', headers: keyHeader(pail), connections: 64 }),
+    });
   if (pail.big)
     add({ workload: 'W2', variant: 'big', spec: () => ({ url: fileUrl(pail, pail.big), method: 'GET', headers: keyHeader(pail), connections: 64 }) });
   // W3: HEAD with a key
@@ -205,7 +132,18 @@ export function loadCases({ pail, baseline = null, pg = null, limits = null }, c
         return { ...put(`${pail.server.s3Base}/bench-w4s3-r${rep}`, {}, 'w4'), s3Sign: pail.s3Credential };
       },
     });
+  // W4 into a versioned bucket (issue 37): every name new, so each PUT also makes its version id; none displaces one.
+  if (pail.versioned)
+    add({
+      workload: 'W4',
+      variant: 'versioned',
+      spec: async (rep) => put(`${pail.server.base}/api/v1/buckets/${await w4Bucket(pail, rep, 'versioned')}/files`, keyHeader(pail), 'w4'),
+    });
   if (baseline) add({ workload: 'W4', variant: 'baseline', spec: (rep) => put(`${baseline.server.base}/files/w4-${rep}`, keyHeader(pail), 'w4') });
+  // W4 into a bucket with a webhook (issue 39): to a receiver that answers, and to a dead endpoint (webhook-receivers.mjs).
+  const hooked = (kind) => async (rep) => put(`${pail.server.base}/api/v1/buckets/${await hookedBucket(pail, rep, kind)}/files`, keyHeader(pail), 'w4');
+  if (pail.webhooks) add({ workload: 'W4', variant: 'hook', spec: hooked('live') });
+  if (pail.webhooks) add({ workload: 'W4', variant: 'dead-hook', spec: hooked('dead') });
   if (pail.big)
     add({ workload: 'W4', variant: 'big', spec: (rep) => put(`${pail.server.base}/api/v1/buckets/${pail.big}/files`, keyHeader(pail), `w4-${rep}`) });
   // W7: list 1000 names, one client

@@ -1,5 +1,5 @@
 /** docs/s3-compatibility.md from an s3-tests run and compat/s3-tests.json. */
-import { areaOf, isSigV2Test, KINDS } from './s3-tests-results.mjs';
+import { areaOf, coreResults, featureResults, isSigV2Test, KINDS } from './s3-tests-results.mjs';
 
 export function renderPage(results, explanations) {
   const areas = new Map();
@@ -10,8 +10,9 @@ export function renderPage(results, explanations) {
   }
   const order = [...explanations.areas.map((area) => area.name), 'Other'].filter((name) => areas.has(name));
   const count = (list, outcome) => list.filter((result) => result.outcome === outcome).length;
-  const core = results.filter((result) => !isSigV2Test(result.name));
+  const core = coreResults(results, explanations.areas);
   const sigV2 = results.filter((result) => isSigV2Test(result.name));
+  const features = featureResults(results, explanations.areas);
   const lines = [
     '# S3 compatibility',
     '',
@@ -20,6 +21,13 @@ export function renderPage(results, explanations) {
     explanations.intro.trim(),
     '',
     `**${count(core, 'passed')} of ${core.length}** tests of the core selection pass, and **${count(sigV2, 'passed')} of ${sigV2.length}** of the Signature Version 2 tests (marked \`auth_aws2\`, which core leaves out).`,
+    ...(features.length === 0
+      ? []
+      : [
+          'Of the feature areas core leaves out, run beside it with `--feature`: ' +
+            features.map(({ area, feature, results: list }) => `${area} (\`${feature}\`) **${count(list, 'passed')} of ${list.length}**`).join(', ') +
+            '.',
+        ]),
     'Every other one is explained below as one of: ' +
       Object.values(KINDS)
         .map((kind) => `_${kind}_`)

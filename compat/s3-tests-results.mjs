@@ -43,17 +43,38 @@ export const isSigV2Test = (name) => name.endsWith('_aws2');
 
 /** The area a test belongs to: the first whose pattern its name matches. */
 export function areaOf(name, areas) {
-  for (const area of areas) if (new RegExp(area.pattern).test(name)) return area.name;
-  return 'Other';
+  return matchingArea(name, areas)?.name ?? 'Other';
+}
+
+function matchingArea(name, areas) {
+  return areas.find((area) => new RegExp(area.pattern).test(name));
+}
+
+/** The feature area (run with --feature) a test belongs to, if any: core leaves those tests out and counts them apart. */
+export const featureAreaOf = (name, areas) => {
+  const area = matchingArea(name, areas);
+  return area?.feature === undefined ? undefined : area;
+};
+
+/** The results of core: neither the Signature Version 2 tests nor a feature area's. */
+export const coreResults = (results, areas) => results.filter((result) => !isSigV2Test(result.name) && featureAreaOf(result.name, areas) === undefined);
+
+/** [{area, feature, results}] for each feature area the run has tests of, in the order of the areas. */
+export function featureResults(results, areas) {
+  return areas
+    .filter((area) => area.feature !== undefined)
+    .map((area) => ({ area: area.name, feature: area.feature, results: results.filter((result) => featureAreaOf(result.name, areas) === area) }))
+    .filter((entry) => entry.results.length > 0);
 }
 
 /**
  * What the run says against the explanations: a summary, and the problems
  * that make the page untrue (a failure nobody explained, an explanation of a
  * test that passes, an explanation of an unknown kind). With `partial` (a
- * run of some tests), explanations of tests that did not run are not problems.
+ * run of some tests), explanations of tests that did not run are not problems;
+ * nor are those of a feature area (`feature`) the run did not ask for (`features`).
  */
-export function classify(results, explanations, { partial = false } = {}) {
+export function classify(results, explanations, { partial = false, features = [] } = {}) {
   const failing = explanations.failing;
   const problems = [];
   const counts = { passed: 0, failed: 0, skipped: 0 };
@@ -71,15 +92,19 @@ export function classify(results, explanations, { partial = false } = {}) {
   }
   if (!partial) {
     const ran = new Set(results.map((result) => result.name));
-    for (const name of Object.keys(failing)) if (!ran.has(name)) problems.push(`${name} is explained but did not run`);
+    const asked = (explained) => explained.feature === undefined || features.includes(explained.feature);
+    for (const [name, explained] of Object.entries(failing)) {
+      if (!ran.has(name) && asked(explained)) problems.push(`${name} is explained but did not run`);
+    }
   }
   const tally = (list) => {
     const of = (outcome) => list.filter((result) => result.outcome === outcome).length;
     return `${list.length} tests, ${of('passed')} passed, ${of('failed')} failed, ${of('skipped')} skipped`;
   };
   const summary = [
-    `s3-tests core: ${tally(results.filter((result) => !isSigV2Test(result.name)))}`,
+    `s3-tests core: ${tally(coreResults(results, explanations.areas))}`,
     `s3-tests Signature Version 2 (auth_aws2): ${tally(results.filter((result) => isSigV2Test(result.name)))}`,
+    ...featureResults(results, explanations.areas).map(({ area, feature, results: list }) => `s3-tests ${area} (--feature ${feature}): ${tally(list)}`),
     `failures explained: ${Object.entries(byKind)
       .map(([kind, count]) => `${count} ${KINDS[kind]}`)
       .join(', ')}; unexplained: ${problems.filter((problem) => problem.includes('does not say why')).length}`,

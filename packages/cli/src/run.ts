@@ -7,13 +7,16 @@
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
+import { registerAuditCommand } from './commands/audit.js';
 import { registerFileCommands } from './commands/files.js';
 import { registerGcCommand } from './commands/gc.js';
 import { registerKeyCommands } from './commands/keys.js';
+import { registerLifecycleCommands } from './commands/lifecycle.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerUploadCommands } from './commands/uploads.js';
 import { registerUserCommands } from './commands/users.js';
+import { registerVersionCommands } from './commands/versions.js';
 import { CliError, server, type Cli, type CliIo, type Terminal } from './context.js';
 import { outputTo } from './output.js';
 
@@ -63,7 +66,10 @@ export function buildProgram(io: CliIo): Command {
   registerKeyCommands(program, cli);
   registerUploadCommands(program, cli);
   registerFileCommands(program, cli);
+  registerVersionCommands(program, cli);
+  registerLifecycleCommands(program, cli);
   registerGcCommand(program, cli);
+  registerAuditCommand(program, cli);
   return program;
 }
 

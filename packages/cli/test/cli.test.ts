@@ -261,6 +261,20 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
     expect(await fails(dataDir, ['keys', 'revoke', 'alice@example.com', String(id)])).toBe('API key not found');
   });
 
+  it("reads a user's audit log as the operator: the key made and revoked, by the operator", async () => {
+    const listed = await ok(dataDir, ['audit', 'alice@example.com']);
+    expect(listed).toMatch(/^ID\s+WHEN\s+WHO\s+ACTION\s+TARGET\s+DETAILS\n/);
+    const json = JSON.parse(await ok(dataDir, ['audit', 'alice@example.com', '--json', '--limit', '2'])) as {
+      data: { actor: string; action: string }[];
+      next_cursor: string | null;
+    };
+    expect(json.data.map((entry) => [entry.action, entry.actor])).toEqual([
+      ['key.revoked', 'operator'],
+      ['key.created', 'operator'],
+    ]);
+    expect(await fails(dataDir, ['audit', 'nobody@example.com'])).toBe('no user with email nobody@example.com');
+  });
+
   it('prints a created key as JSON on request', async () => {
     const created = JSON.parse(await ok(dataDir, ['keys', 'create', 'pro@example.com', '--json'])) as Record<string, unknown>;
     expect(created).toEqual({

@@ -9,9 +9,12 @@ import { navigate, type Route } from './lib/router';
 import { AuthPage } from './pages/auth-page';
 import { BucketsPage } from './pages/buckets/buckets-page';
 import { BucketPage } from './pages/files/bucket-page';
+import { TrashPage } from './pages/trash/trash-page';
 import { NotFoundPage } from './pages/not-found-page';
 import { SdkPage } from './pages/sdk/sdk-page';
 import { UsagePage } from './pages/usage/usage-page';
+import { AuditPage } from './pages/audit/audit-page';
+import { WebhooksPage } from './pages/webhooks/webhooks-page';
 
 function Redirect({ to }: { to: string }) {
   useEffect(() => navigate(to, { replace: true }), [to]);
@@ -47,10 +50,16 @@ function SignedInPage({ route }: { route: Route }) {
       return <BucketsPage />;
     case 'bucket':
       return <BucketPage key={route.bucketId} bucketId={route.bucketId} />;
+    case 'trash':
+      return <TrashPage key={route.bucketId} bucketId={route.bucketId} />;
     case 'usage':
       return <UsagePage />;
     case 'sdk':
       return <SdkPage />;
+    case 'webhooks':
+      return <WebhooksPage key={route.bucketId} bucketId={route.bucketId} />;
+    case 'audit':
+      return <AuditPage />;
     case 'home':
     case 'login':
     case 'signup':

@@ -103,10 +103,11 @@ export async function signedInDashboard(
   emailPrefix: string,
   watch: ConsoleWatch,
   prepare?: (context: BrowserContext) => Promise<unknown>,
+  env: Record<string, string> = {},
 ): Promise<{ server: DashboardServer; context: BrowserContext; page: Page; sameOrigin: { origin: string } }> {
   const dashboard = await buildDashboard();
   await mkdir(screenshotDir, { recursive: true });
-  const server = await startTestServer({ env: { DASHBOARD_DIR: dashboard } });
+  const server = await startTestServer({ env: { ...env, DASHBOARD_DIR: dashboard } });
   const context = await (await sharedBrowser()).newContext({ viewport: DESKTOP, baseURL: server.url, acceptDownloads: true });
   await prepare?.(context);
   const page = await context.newPage();

@@ -7,7 +7,9 @@
  * as a bearer token; requests to signed urls carry no credential at all.
  * Each call's options are declared beside the code that turns them into a
  * request: bucket-options.ts, file-listing.ts, uploads.ts, downloads.ts,
- * signed-urls.ts, keys.ts, resumable.ts, file-details.ts, moves.ts.
+ * signed-urls.ts, keys.ts, resumable.ts, file-details.ts, moves.ts; the calls
+ * on a file's tags, versions and locks and a bucket's trash are in file-history.ts,
+ * webhooks and the audit log in event-calls.ts.
  */
 import type { BucketId, CallOptions } from './call-options.js';
 import type { PailOptions } from './client-options.js';
@@ -17,6 +19,7 @@ import { detailsPath, editRequest, zipRequest, type FileEdit, type ZipOptions } 
 import type { FilePage, IterateFilesOptions, ListFilesOptions } from './file-listing.js';
 import { encodeFilename, encodeFilenameForDelete } from './file-paths.js';
 import { createKeyBody, type CreateKeyOptions } from './keys.js';
+import { deleteLifecycle, getLifecycle, setLifecycle, type LifecycleRule } from './lifecycle.js';
 import { folderName, moveBody, type MoveOptions } from './moves.js';
 import { bucketSegment, filePath } from './request-paths.js';
 import {
@@ -28,7 +31,7 @@ import {
   type ResumableUploadResult,
 } from './resumable.js';
 import { signedUrlBody, type SignedUrlOptions } from './signed-urls.js';
-import { Transport } from './transport.js';
+import { EventCalls } from './event-calls.js';
 import type {
   ApiKey,
   BucketObject,
@@ -48,16 +51,7 @@ import type {
 import type { UploadBody } from './upload-body.js';
 import { formUpload, rawUpload, type ListUnfinishedUploadsOptions, type UnfinishedUploads, type UploadOptions } from './uploads.js';
 
-export class Pail {
-  private readonly transport: Transport;
-
-  constructor(options: PailOptions) {
-    if (!options || typeof options.baseUrl !== 'string' || options.baseUrl === '') {
-      throw new TypeError('new Pail({ baseUrl, apiKey }): baseUrl is required');
-    }
-    this.transport = new Transport(options);
-  }
-
+export class Pail extends EventCalls {
   // ---------------------------------------------------------------- buckets
 
   /** All your live buckets, in ascending id order. */
@@ -91,6 +85,21 @@ export class Pail {
 
   async setVisibility(id: BucketId, visibility: Visibility, options: CallOptions = {}): Promise<void> {
     await this.transport.json({ method: 'POST', path: `/${bucketSegment(id)}/visibility`, json: { visibility }, ...options });
+  }
+
+  /** The bucket's lifecycle rules (lifecycle.ts), or null when it has none. */
+  getLifecycle(id: BucketId, options: CallOptions = {}): Promise<LifecycleRule[] | null> {
+    return getLifecycle(this.transport, id, options);
+  }
+
+  /** Replaces the bucket's lifecycle rules whole (S3's rules as JSON); returns them as kept. Needs `manage`. */
+  setLifecycle(id: BucketId, rules: LifecycleRule[], options: CallOptions = {}): Promise<LifecycleRule[]> {
+    return setLifecycle(this.transport, id, rules, options);
+  }
+
+  /** Removes the bucket's lifecycle rules. Needs `manage`. */
+  deleteLifecycle(id: BucketId, options: CallOptions = {}): Promise<void> {
+    return deleteLifecycle(this.transport, id, options);
   }
 
   // ------------------------------------------------------------------ files

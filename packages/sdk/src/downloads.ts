@@ -16,6 +16,8 @@ export type ByteRange = { start: number; end?: number | undefined } | { suffix: 
 
 export interface DownloadOptions extends CallOptions {
   range?: ByteRange | undefined;
+  /** One version of the file (from listVersions); absent: the current one. */
+  versionId?: string | undefined;
 }
 
 export interface FileMetadata {
@@ -44,6 +46,7 @@ export function download(transport: Transport, id: BucketId, filename: string, o
   return transport.send({
     method: 'GET',
     path: filePath(id, filename),
+    query: { version_id: options.versionId },
     headers: options.range ? { range: rangeHeader(options.range) } : undefined,
     signal: options.signal,
   });

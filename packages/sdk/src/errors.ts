@@ -70,6 +70,8 @@ export class BucketNameTakenError extends PailError {}
 export class FileExistsError extends PailError {}
 /** 409: the upload would take you over your plan's storage cap; the message names the cap. */
 export class StorageLimitExceededError extends PailError {}
+/** 403: a version under retention or legal hold (object lock), or a bucket holding one, cannot be removed; the message says until when. */
+export class ObjectLockedError extends ForbiddenError {}
 /** 413: the file is larger than the server's single-file limit or the bucket's `max_file_bytes`. */
 export class PayloadTooLargeError extends PailError {}
 /** 415: the file's type (declared, or read from its bytes) is not one the bucket's `allowed_types` take; or the upload's Content-Type is not the one its signed url was made for, or is malformed. */
@@ -120,6 +122,7 @@ const BY_CODE: Partial<Record<ErrorCode, ErrorClass>> = {
   BucketNameTaken: BucketNameTakenError,
   StorageLimitExceeded: StorageLimitExceededError,
   FileExists: FileExistsError,
+  ObjectLocked: ObjectLockedError,
   PayloadTooLarge: PayloadTooLargeError,
   UnsupportedMediaType: UnsupportedMediaTypeError,
   RangeNotSatisfiable: RangeNotSatisfiableError,

@@ -26,19 +26,26 @@ function checked(filename: string): string[] {
   return segments;
 }
 
+/**
+ * Words the server reads after a filename as an operation on the file
+ * (`…/files/a/b/tags` is the tags of `a/b`; on a DELETE, `…/a/b/delete` deletes
+ * `a/b`). A file whose last segment is one of them is sent with its slashes as
+ * `%2F` (`a%2Ftags`), which the server reads as one name.
+ */
+const SUFFIX_WORDS = new Set(['delete', 'tags', 'versions', 'restore']);
+
 /** `photos/2026/my cat.jpg` → `photos/2026/my%20cat.jpg`. */
 export function encodeFilename(filename: string): string {
-  return checked(filename).map(encodeURIComponent).join('/');
+  const segments = checked(filename);
+  if (segments.length > 1 && SUFFIX_WORDS.has(segments[segments.length - 1]!)) return encodeURIComponent(filename);
+  return segments.map(encodeURIComponent).join('/');
 }
 
-/**
- * The filename for a DELETE. On the Developer API a DELETE path whose last
- * literal segment is `delete` is the delete alias (`…/files/a/b/delete`
- * deletes `a/b`), so a file whose last segment is `delete` is sent with its
- * slashes as `%2F` (`a%2Fdelete`), which the server reads as one name.
- */
-export function encodeFilenameForDelete(filename: string): string {
-  const segments = checked(filename);
-  if (segments.length > 1 && segments[segments.length - 1] === 'delete') return encodeURIComponent(filename);
-  return segments.map(encodeURIComponent).join('/');
+/** The filename for a DELETE: as encodeFilename, which already keeps a name ending in `/delete` from being the delete alias. */
+export const encodeFilenameForDelete = encodeFilename;
+
+/** The filename before an operation's word (`…/files/<name>/tags`): one segment, its slashes as `%2F`, so no name is read as another. */
+export function encodeFilenameBeforeWord(filename: string): string {
+  checked(filename);
+  return encodeURIComponent(filename);
 }

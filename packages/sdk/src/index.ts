@@ -12,10 +12,12 @@ export type {
   DeleteFolderResult,
   ErrorCode,
   FileDetails,
+  FileVersion,
   MoveResult,
   Permission,
   SignedUrl,
   StorageBucket,
+  TrashEntry,
   UnfinishedUpload,
   UnfinishedUploadKind,
   UploadResult,
@@ -28,8 +30,11 @@ export type { ListUnfinishedUploadsOptions, UnfinishedUploads, UploadOptions } f
 export type { ByteRange, DownloadOptions, FileMetadata } from './downloads.js';
 export type { SignedUrlOptions } from './signed-urls.js';
 export type { FileEdit, ZipOptions } from './file-details.js';
+export type { ListTrashOptions, ListVersionsOptions, Tags } from './file-history.js';
 export type { CreateKeyOptions } from './keys.js';
 export type { MoveOptions } from './moves.js';
+export type { LifecycleFilter, LifecycleRule } from './lifecycle.js';
+export type { RetentionInput, RetentionOptions } from './object-lock.js';
 export type { ResumableBody, ResumableUploadOptions, ResumableUploadResult } from './resumable.js';
 export {
   ApiKeyNotFoundError,
@@ -39,6 +44,7 @@ export {
   FileNotFoundError,
   ForbiddenError,
   NotFoundError,
+  ObjectLockedError,
   PailError,
   PayloadTooLargeError,
   RangeNotSatisfiableError,
@@ -51,3 +57,4 @@ export {
 } from './errors.js';
 export type { PailErrorDetails, RateLimitDetails } from './errors.js';
 export type { PathSource, UploadBody } from './upload-body.js';
+export type { AuditEntry, AuditOptions, AuditPage, CreateWebhookInput, UpdateWebhookInput, Webhook, WebhookDelivery, WebhookWithSecret } from './webhooks.js';

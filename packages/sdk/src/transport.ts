@@ -14,8 +14,14 @@ import { IS_NODE, type PreparedBody } from './upload-body.js';
  * Developer API with the key, the key routes or the account routes with the
  * session, or a signed url (an absolute `path`) with nothing.
  */
-export type Api = 'buckets' | 'uploads' | 'keys' | 'auth' | 'signed-url';
-const API_ROOT: Record<Exclude<Api, 'signed-url'>, string> = { buckets: '/api/v1/buckets', uploads: '/api/v1/uploads', keys: '/api/keys', auth: '/api/auth' };
+export type Api = 'buckets' | 'uploads' | 'audit' | 'keys' | 'auth' | 'signed-url';
+const API_ROOT: Record<Exclude<Api, 'signed-url'>, string> = {
+  buckets: '/api/v1/buckets',
+  uploads: '/api/v1/uploads',
+  audit: '/api/v1/audit',
+  keys: '/api/keys',
+  auth: '/api/auth',
+};
 
 export interface RequestSpec extends CallOptions {
   method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -102,7 +108,7 @@ export class Transport {
       if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
     }
     const headers: Record<string, string> = { ...this.extraHeaders, ...spec.headers };
-    if ((api === 'buckets' || api === 'uploads') && this.apiKey !== undefined && this.apiKey !== '') headers['x-api-key'] = this.apiKey;
+    if ((api === 'buckets' || api === 'uploads' || api === 'audit') && this.apiKey !== undefined && this.apiKey !== '') headers['x-api-key'] = this.apiKey;
     if ((api === 'keys' || api === 'auth') && this.sessionToken !== undefined && this.sessionToken !== '') {
       headers.authorization = `Bearer ${this.sessionToken}`;
     }

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import { defaultDashboardDir, installDashboard } from './api/dashboard.js';
 import { answerExpectations } from './http/expectations.js';
+import { routeFileSuffixes } from './http/file-suffixes.js';
 import { answerClientError, answerError, installErrorHandlers } from './http/error-handler.js';
 import { backgroundWork } from './http/plugins/background-work.js';
 import { connectionLimits } from './http/plugins/connections.js';
@@ -35,6 +36,8 @@ export async function buildApp(config: Config, options: { logger?: boolean } & S
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     routerOptions: { maxParamLength: 1024 },
+    // `…/files/<filename>/tags` and the like reach their operation's own route (http/file-suffixes.ts).
+    rewriteUrl: routeFileSuffixes,
     exposeHeadRoutes: false,
     // A hop count N believes the nearest N entries of X-Forwarded-For (as proxy-addr counts hops).
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,

@@ -68,6 +68,10 @@ export interface Config {
   gcGraceSeconds: number;
   /** Seconds after which an unfinished S3 multipart upload is removed with its parts (S3's usual lifecycle: 7 days). */
   multipartExpirySeconds: number;
+  /** A lifecycle rule's day in seconds: 86400; shorter only in tests (as Ceph's rgw_lc_debug_interval). */
+  lifecycleDaySeconds: number;
+  /** Seconds between two passes of the lifecycle sweep (domain/lifecycle-sweep.ts). */
+  lifecycleIntervalSeconds: number;
   /**
    * Which X-Forwarded-For/-Proto to believe (client IPs for rate limits):
    * none, the nearest N hops, or those set by the listed proxy addresses.
@@ -93,6 +97,27 @@ export interface Config {
   s3ApiDomain: string | null;
   /** S3_API_SIGNATURE_V2 (default on): Signature Version 2 (headers, presigned urls, POST policies) is accepted beside SigV4; `off`: SigV2 is 400. */
   s3ApiSignatureV2: boolean;
+  /** Webhooks (issue 39): where they may point and how they are delivered. */
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** WEBHOOK_ALLOW_PRIVATE (default false): http urls and private, loopback or link-local addresses are allowed (tests, closed networks). */
+  allowPrivate: boolean;
+  /** WEBHOOK_TIMEOUT_MS (default 10000): one delivery attempt's time limit. */
+  timeoutMs: number;
+  /** WEBHOOK_RETRY_BASE_MS (default 5000): the first retry's delay, doubled after each failure (at most an hour). */
+  retryBaseMs: number;
+  /** WEBHOOK_RETRY_FOR_SECONDS (default 259200, 3 days): an endpoint failing this long is disabled. */
+  retryForSeconds: number;
+  /** WEBHOOK_POLL_MS (default 1000): how often an idle deliverer looks for pending deliveries. */
+  pollMs: number;
+  /** WEBHOOK_SECRET_OVERLAP_SECONDS (default 86400): how long a rotated-out secret keeps signing beside the new one. */
+  secretOverlapSeconds: number;
+  /** WEBHOOK_CONCURRENCY (default 8): endpoints one instance delivers to at once (each one delivery at a time). */
+  concurrency: number;
+  /** WEBHOOK_KEEP_DELIVERED_DAYS (default 30): how long a delivered event and its attempts stay listed before they are pruned. */
+  keepDeliveredDays: number;
 }
 
 export class ConfigError extends Error {
@@ -258,6 +283,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     cacheMaxBytes: integer(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024),
     gcGraceSeconds: integer(env, 'GC_GRACE_SECONDS', 3600),
     multipartExpirySeconds: integer(env, 'MULTIPART_EXPIRY_SECONDS', 7 * 24 * 3600, 1),
+    lifecycleDaySeconds: integer(env, 'LIFECYCLE_DAY_SECONDS', 86400, 1),
+    lifecycleIntervalSeconds: integer(env, 'LIFECYCLE_INTERVAL_SECONDS', 3600, 1),
     trustProxy: trustedProxies(env, 'TRUST_PROXY'),
     dashboardDir: env.DASHBOARD_DIR || undefined,
     idleTimeoutSeconds: integer(env, 'IDLE_TIMEOUT_SECONDS', 30, 1, 3600),
@@ -269,6 +296,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     s3ApiRegion: env.S3_API_REGION || 'us-east-1',
     s3ApiDomain: s3Domain(env, 'S3_API_DOMAIN'),
     s3ApiSignatureV2: boolean(env, 'S3_API_SIGNATURE_V2', true),
+    webhooks: {
+      allowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 5_000, 1, 3_600_000),
+      retryForSeconds: integer(env, 'WEBHOOK_RETRY_FOR_SECONDS', 3 * 24 * 3600, 1),
+      pollMs: integer(env, 'WEBHOOK_POLL_MS', 1_000, 10, 60_000),
+      secretOverlapSeconds: integer(env, 'WEBHOOK_SECRET_OVERLAP_SECONDS', 24 * 3600, 0),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 8, 1, 256),
+      keepDeliveredDays: integer(env, 'WEBHOOK_KEEP_DELIVERED_DAYS', 30, 1, 3650),
+    },
   };
   return Object.freeze(config);
 }

@@ -20,7 +20,11 @@ import { openRedis, redisReady } from './redis.js';
 import { sessionSecret } from './secrets.js';
 import { UrlSigner } from './domain/signed-urls.js';
 import { S3CredentialSealer } from './domain/s3-credentials.js';
+import { WebhookSecrets } from './domain/webhook-secrets.js';
 import { cachesFor, storagePorts } from './storage-services.js';
+import { WebhookDeliverer } from './domain/webhook-deliverer.js';
+import type { WebhookSettings } from './domain/webhooks.js';
+import { sendWebhook } from './webhooks/send.js';
 
 /** How long start-up waits for Redis, whose budgets and epochs every request needs. */
 const REDIS_READY_WAIT_MS = 3_000;
@@ -42,6 +46,10 @@ export interface Services {
   passwordCost: PasswordCost;
   /** Resolves once every change made so far is on disk. */
   durable: () => Promise<void>;
+  /** What webhook changes need (domain/webhooks.ts). */
+  webhooks: WebhookSettings;
+  /** Delivers the webhook outbox in the background (started by http/plugins/background-work.ts). */
+  deliverer: WebhookDeliverer;
   close: () => Promise<void>;
 }
 
@@ -61,6 +69,21 @@ export async function openServices(config: Config, onError: (error: unknown, wha
   const caches = cachesFor(config, database, redis, { serving: true, onError });
   const storage = storagePorts(config, database, blobs, caches, onError, overrides.clock ?? systemClock);
   const secret = await sessionSecret(config.sessionSecret, config.dataDir);
+  const webhookSecrets = new WebhookSecrets(secret);
+  const deliverer = new WebhookDeliverer({
+    db: database.db,
+    dialect: database.dialect,
+    send: sendWebhook,
+    allowPrivate: config.webhooks.allowPrivate,
+    timeoutMs: config.webhooks.timeoutMs,
+    retryBaseMs: config.webhooks.retryBaseMs,
+    retryForMs: config.webhooks.retryForSeconds * 1000,
+    pollMs: config.webhooks.pollMs,
+    region: config.s3ApiRegion,
+    concurrency: config.webhooks.concurrency,
+    secrets: webhookSecrets,
+    onError,
+  });
   return {
     config,
     db: database.db,
@@ -73,7 +96,15 @@ export async function openServices(config: Config, onError: (error: unknown, wha
     rateLimits: new RateLimits(config, redis),
     passwordCost: overrides.passwordCost ?? PASSWORD_COST,
     durable: database.durable,
+    webhooks: {
+      allowPrivate: config.webhooks.allowPrivate,
+      secretOverlapSeconds: config.webhooks.secretOverlapSeconds,
+      wake: () => deliverer.wake(),
+      secrets: webhookSecrets,
+    },
+    deliverer,
     close: async () => {
+      await deliverer.stop();
       await database.close();
       await blobs.close?.();
       redis?.disconnect();

@@ -110,6 +110,11 @@ const TABLE: [Who, Action, BucketAccess | null | undefined, Refusal | null][] = 
   // The operator acts for the owner from the command line, with everything the owner may.
   ['operator', 'cancelUpload', own(1), ALLOWED],
   ['operator', 'signUrl', undefined, UNAUTHORIZED],
+  // Bypassing a GOVERNANCE retention (object lock): a key with bypass-governance, never a url or a stranger.
+  ['unlimited key', 'bypassGovernance', undefined, ALLOWED],
+  ['read-only key', 'bypassGovernance', undefined, noPermission('bypass-governance')],
+  ['signed GET url', 'bypassGovernance', undefined, forbidden('This signed url grants GET only')],
+  ['anonymous', 'bypassGovernance', undefined, UNAUTHORIZED],
 ];
 
 describe('authorize', () => {

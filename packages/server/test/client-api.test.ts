@@ -127,8 +127,28 @@ describe.each(['token', 'cookie'] as const)('buckets through the Client API (%s)
     const response = await api()('', { method: 'POST', body: JSON.stringify({ name: `photos-${mode}` }) });
     expect(response.status).toBe(201);
     const { data } = await json(response);
-    expect(Object.keys(data).sort()).toEqual(['allowed_types', 'created_at', 'id', 'max_file_bytes', 'name', 'object_count', 'public', 'total_bytes']);
-    expect(data).toMatchObject({ max_file_bytes: null, allowed_types: null });
+    expect(Object.keys(data).sort()).toEqual([
+      'allowed_types',
+      'created_at',
+      'default_retention',
+      'id',
+      'max_file_bytes',
+      'name',
+      'noncurrent_bytes',
+      'object_count',
+      'object_lock',
+      'public',
+      'total_bytes',
+      'versioning',
+    ]);
+    expect(data).toMatchObject({
+      max_file_bytes: null,
+      allowed_types: null,
+      versioning: 'unversioned',
+      noncurrent_bytes: 0,
+      object_lock: false,
+      default_retention: null,
+    });
     expect(data).toMatchObject({ name: `photos-${mode}`, public: false, object_count: 0, total_bytes: 0 });
     expect(typeof data.id).toBe('number');
     expect(data.created_at).toMatch(ISO);

@@ -62,23 +62,27 @@ const MALFORMED = 'GET /healthz HTTP/1.1\r\nHost: pail\r\nthis is no header\r\n\
 const TOO_LARGE = `GET /healthz HTTP/1.1\r\nHost: pail\r\nX-Large: ${'a'.repeat(17 * 1024)}\r\n\r\n`;
 
 describe('a request that never became one', () => {
-  it('on the Pail API: 408 for late headers, 400 for bytes that are not HTTP, 431 for headers over 16 KiB, each as {error, code}', async () => {
-    const [late, malformed, tooLarge] = await Promise.all([exchange(apiPort, LATE), exchange(apiPort, MALFORMED), exchange(apiPort, TOO_LARGE)]);
-    expect(late).toHaveLength(1);
-    expect(late[0]!.status).toBe(408);
-    expect(late[0]!.headers['content-type']).toMatch(/^application\/json/);
-    expect(JSON.parse(late[0]!.body)).toEqual({ error: "Request timeout: the request's headers did not all arrive in time", code: 'RequestTimeout' });
-    expect(malformed[0]!.status).toBe(400);
-    expect(JSON.parse(malformed[0]!.body)).toEqual({ error: 'Malformed HTTP request', code: 'ValidationError' });
-    expect(tooLarge[0]!.status).toBe(431);
-    expect(JSON.parse(tooLarge[0]!.body)).toEqual({ error: 'Request header fields too large: at most 16 KiB of headers', code: 'HeadersTooLarge' });
-    for (const [answer] of [late, malformed, tooLarge]) {
-      expect(answer!.headers['connection']).toBe('close');
-      expect(answer!.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    }
-  });
+  // The two doors' refusals, side by side: each waits out the 1 s headers timeout on its own listener.
+  it.concurrent(
+    'on the Pail API: 408 for late headers, 400 for bytes that are not HTTP, 431 for headers over 16 KiB, each as {error, code}',
+    async ({ expect }) => {
+      const [late, malformed, tooLarge] = await Promise.all([exchange(apiPort, LATE), exchange(apiPort, MALFORMED), exchange(apiPort, TOO_LARGE)]);
+      expect(late).toHaveLength(1);
+      expect(late[0]!.status).toBe(408);
+      expect(late[0]!.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(late[0]!.body)).toEqual({ error: "Request timeout: the request's headers did not all arrive in time", code: 'RequestTimeout' });
+      expect(malformed[0]!.status).toBe(400);
+      expect(JSON.parse(malformed[0]!.body)).toEqual({ error: 'Malformed HTTP request', code: 'ValidationError' });
+      expect(tooLarge[0]!.status).toBe(431);
+      expect(JSON.parse(tooLarge[0]!.body)).toEqual({ error: 'Request header fields too large: at most 16 KiB of headers', code: 'HeadersTooLarge' });
+      for (const [answer] of [late, malformed, tooLarge]) {
+        expect(answer!.headers['connection']).toBe('close');
+        expect(answer!.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      }
+    },
+  );
 
-  it("on the S3 API: S3's XML errors, RequestTimeout and RequestHeaderSectionTooLarge as S3 answers them", async () => {
+  it.concurrent("on the S3 API: S3's XML errors, RequestTimeout and RequestHeaderSectionTooLarge as S3 answers them", async ({ expect }) => {
     const [late, malformed, tooLarge] = await Promise.all([exchange(s3Port, LATE), exchange(s3Port, MALFORMED), exchange(s3Port, TOO_LARGE)]);
     const expected: [Answer[], string][] = [
       [late, 'RequestTimeout'],

@@ -44,6 +44,10 @@ const bucketShape = {
   created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),
   max_file_bytes: null,
   allowed_types: null,
+  versioning: 'unversioned',
+  noncurrent_bytes: 0,
+  object_lock: false,
+  default_retention: null,
 };
 
 describe.each(['/api/v1/buckets', '/api/v1/bucket'])('Developer API at %s', (base) => {

@@ -5,7 +5,7 @@ import {
   CreateMultipartUploadCommand,
   GetObjectCommand,
   ListBucketsCommand,
-  PutBucketVersioningCommand,
+  PutBucketWebsiteCommand,
   PutObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
@@ -113,8 +113,8 @@ describe('GET /metrics', () => {
     expect(await refused(sdkClient(server.s3Url!, { ...owner, secretAccessKey: 'wrong-secret' }).send(new ListBucketsCommand({})))).toBe(
       'SignatureDoesNotMatch',
     );
-    const versioning = new PutBucketVersioningCommand({ Bucket: 'metered-s3', VersioningConfiguration: { Status: 'Enabled' } });
-    expect(await refused(s3.send(versioning))).toBe('NotImplemented');
+    const website = new PutBucketWebsiteCommand({ Bucket: 'metered-s3', WebsiteConfiguration: { IndexDocument: { Suffix: 'index.html' } } });
+    expect(await refused(s3.send(website))).toBe('NotImplemented');
 
     const after = await scrape();
     const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);

@@ -3,7 +3,7 @@
  * DATA_DIR), graceful shutdown (SIGTERM lets an upload in flight finish), and
  * configuration errors that stop start-up with the variable's name.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -19,10 +19,21 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-/** Starts a raw PUT and sends `bytes` of its declared `total`, then leaves it hanging. */
+/**
+ * Starts a raw PUT and sends `bytes` of its declared `total`, then leaves it hanging.
+ * Its connection is not kept alive (agent: false): a server shutting down waits for
+ * a kept-alive connection to time out (5 s), which is not what these tests are about.
+ */
 function startSlowPut(server: ServerProcess, pathname: string, apiKey: string, total: number, bytes: Buffer) {
   const { hostname, port } = new URL(server.url);
-  const request = http.request({ hostname, port, path: pathname, method: 'PUT', headers: { 'x-api-key': apiKey, 'content-length': String(total) } });
+  const request = http.request({
+    hostname,
+    port,
+    path: pathname,
+    method: 'PUT',
+    agent: false,
+    headers: { 'x-api-key': apiKey, 'content-length': String(total) },
+  });
   const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
     request.on('response', (res) => {
       let body = '';
@@ -112,16 +123,28 @@ describe('graceful shutdown', () => {
   });
 });
 
+/** Runs the entry point to its end (at most 15 s): its exit code and what it wrote to stderr. */
+function startUp(env: NodeJS.ProcessEnv): Promise<{ status: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 15_000 });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stderr }));
+  });
+}
+
+// Each case a process of its own, started side by side: each waits mostly on Node's start-up.
 describe('configuration', () => {
-  it.each([
+  it.concurrent.for([
     [{ PORT: 'abc' }, /PORT/],
     [{ PLAN_FREE_STORAGE_BYTES: '-5' }, /PLAN_FREE_STORAGE_BYTES/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     [{ SIGNUP: 'maybe' }, /SIGNUP/],
     [{ S3_ENDPOINT: 'http://127.0.0.1:9' }, /S3_BUCKET/],
     [{ SESSION_SECRET: 'short' }, /SESSION_SECRET/],
-  ])('%j stops start-up with a message naming the variable', (env, pattern) => {
-    const result = spawnSync(process.execPath, [MAIN], { env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8', timeout: 15_000 });
+  ] as const)('%j stops start-up with a message naming the variable', async ([env, pattern], { expect }) => {
+    const result = await startUp({ ...process.env, DATA_DIR: dataDir, ...env });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(pattern);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);

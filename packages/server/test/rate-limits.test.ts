@@ -339,7 +339,8 @@ describe('anonymous public downloads, per client IP (PUBLIC_RATE_LIMIT)', () => 
   });
 });
 
-describe('budgets refill after the window (RATE_LIMIT_WINDOW_SECONDS=2)', () => {
+// The two wait out a window each, side by side: a user's budget and an address's are apart.
+describe.concurrent('budgets refill after the window (RATE_LIMIT_WINDOW_SECONDS=2)', () => {
   let server: TestServer;
   const window = 2;
 

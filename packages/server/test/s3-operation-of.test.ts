@@ -49,6 +49,14 @@ const SERVED: [string, string, IncomingHttpHeaders, S3Operation][] = [
   ['DELETE', '/b', {}, 'DeleteBucket'],
   ['GET', '/b?location', {}, 'GetBucketLocation'],
   ['GET', '/b?versioning', {}, 'GetBucketVersioning'],
+  ['PUT', '/b?versioning', {}, 'PutBucketVersioning'],
+  ['GET', '/b/k.txt?versionId=v', {}, 'GetObject'],
+  ['DELETE', '/b/k.txt?versionId=v', {}, 'DeleteObject'],
+  ['GET', '/b/k.txt?tagging&versionId=v', {}, 'GetObjectTagging'],
+  ['PUT', '/b/k.txt?tagging&versionId=v', {}, 'PutObjectTagging'],
+  ['DELETE', '/b/k.txt?versionId=v&tagging', {}, 'DeleteObjectTagging'],
+  ['GET', '/b/k.txt?acl&versionId=v', {}, 'GetObjectAcl'],
+  ['PUT', '/b/k.txt?acl&versionId=v', {}, 'PutObjectAcl'],
   ['GET', '/b?acl', {}, 'GetBucketAcl'],
   ['PUT', '/b?acl', {}, 'PutBucketAcl'],
   ['GET', '/b?cors', {}, 'GetBucketCors'],
@@ -57,6 +65,9 @@ const SERVED: [string, string, IncomingHttpHeaders, S3Operation][] = [
   ['GET', '/b?publicAccessBlock', {}, 'GetPublicAccessBlock'],
   ['PUT', '/b?publicAccessBlock', {}, 'PutPublicAccessBlock'],
   ['DELETE', '/b?publicAccessBlock', {}, 'DeletePublicAccessBlock'],
+  ['GET', '/b?lifecycle', {}, 'GetBucketLifecycleConfiguration'],
+  ['PUT', '/b?lifecycle', {}, 'PutBucketLifecycleConfiguration'],
+  ['DELETE', '/b?lifecycle', {}, 'DeleteBucketLifecycle'],
   ['GET', '/b', {}, 'ListObjects'],
   ['GET', '/b?prefix=a%2F&delimiter=%2F&marker=a%2Fb&max-keys=10&encoding-type=url', {}, 'ListObjects'],
   ['GET', '/b?list-type=2', {}, 'ListObjectsV2'],
@@ -80,6 +91,7 @@ const SERVED: [string, string, IncomingHttpHeaders, S3Operation][] = [
   ['HEAD', '/b/k.txt?response-content-type=text%2Fplain', {}, 'HeadObject'],
   ['DELETE', '/b/k.txt', {}, 'DeleteObject'],
   ['GET', '/b/k.txt?acl', {}, 'GetObjectAcl'],
+  ['GET', '/b/k.txt?attributes&versionId=v', { 'x-amz-object-attributes': 'ETag' }, 'GetObjectAttributes'],
   ['PUT', '/b/k.txt?acl', {}, 'PutObjectAcl'],
   ['PUT', '/b/k.txt?acl', { 'x-amz-acl': 'public-read' }, 'PutObjectAcl'],
   ['GET', '/b/k.txt?attributes', { 'x-amz-object-attributes': 'ETag,ObjectSize' }, 'GetObjectAttributes'],
@@ -118,19 +130,16 @@ const REFUSED: [string, string, IncomingHttpHeaders, string][] = [
   ['GET', '/b?list-type=2&marker=m', {}, 'GET with ?list-type&marker'],
   ['GET', '/b?uploads&marker=m', {}, 'GET with ?uploads&marker'],
   ['HEAD', '/b?acl', {}, 'HEAD with ?acl'],
-  ['PUT', '/b?versioning', {}, 'PUT with ?versioning'],
   ['GET', '/b?location&acl', {}, 'GET with ?location&acl'],
   ['HEAD', '/b?publicAccessBlock', {}, 'HEAD with ?publicAccessBlock'],
   ['GET', '/b/k.txt?publicAccessBlock', {}, 'GET with ?publicAccessBlock'],
-  ['PUT', '/b/k.txt?acl&versionId=v', {}, 'PUT with ?acl&versionId'],
-  ['GET', '/b/k.txt?attributes&versionId=v', {}, 'GET with ?attributes&versionId'],
+  ['PUT', '/b/k.txt?acl&prefix=p', {}, 'PUT with ?acl&prefix'],
+  ['GET', '/b/k.txt?attributes&prefix=p', {}, 'GET with ?attributes&prefix'],
   ['GET', '/b/k.txt?partNumber=1&uploadId=u', {}, 'GET with ?partNumber&uploadId'],
-  ['PUT', '/b/k.txt?tagging&versionId=v', {}, 'PUT with ?tagging&versionId'],
+  ['PUT', '/b/k.txt?tagging&versionId=v&acl', {}, 'PUT with ?tagging&versionId&acl'],
   ['PUT', '/b/k.txt?partNumber=1', {}, 'PUT with ?partNumber'],
   ['PUT', '/b/k.txt?uploadId=u', {}, 'PUT with ?uploadId'],
   ['PUT', '/b/k.txt?partNumber=1&uploadId=u&versionId=v', {}, 'PUT with ?partNumber&uploadId&versionId'],
-  ['GET', '/b/k.txt?versionId=v', {}, 'GET with ?versionId'],
-  ['DELETE', '/b/k.txt?versionId=v', {}, 'DELETE with ?versionId'],
   ['POST', '/b/k.txt', {}, 'POST on an object'],
   ['GET', '/b/k.txt?uploadId=u&prefix=p', {}, 'GET with ?uploadId&prefix'],
   ['POST', '/b/k.txt?uploads', { 'x-amz-server-side-encryption': 'AES256' }, 'x-amz-server-side-encryption'],
@@ -145,7 +154,7 @@ describe('operationOf', () => {
     const served = SERVED.map(([method, url, headers]) => [method, url, refusal(method, url, headers)]);
     expect(served).toEqual(SERVED.map(([method, url, , operation]) => [method, url, operation]));
     const named = new Set(SERVED.map(([, , , operation]) => operation));
-    expect(named.size).toBe(39);
+    expect(named.size).toBe(43);
   });
 
   it('refuses what asks for more than an operation takes, naming it', () => {

@@ -193,7 +193,7 @@ describe('encoding-type=url and fetch-owner', () => {
 });
 
 describe('versioning', () => {
-  it('GetBucketVersioning is an empty configuration; PutBucketVersioning is 501', async () => {
+  it('GetBucketVersioning of a bucket never versioned is an empty configuration; PutBucketVersioning turns it on (s3-versioning.test.ts)', async () => {
     const s3 = s3Of(alice);
     const bucket = await newBucket();
     const versioning = await s3.send(new GetBucketVersioningCommand({ Bucket: bucket }));
@@ -201,8 +201,8 @@ describe('versioning', () => {
     expect(versioning.MFADelete).toBeUndefined();
     const raw = await fetch(await getSignedUrl(s3, new GetBucketVersioningCommand({ Bucket: bucket })));
     expect(await raw.text()).toMatch(/<VersioningConfiguration xmlns="[^"]+"><\/VersioningConfiguration>|<VersioningConfiguration xmlns="[^"]+"\/>/);
-    const error = await s3Error(s3.send(new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } })));
-    expect(error).toMatchObject({ name: 'NotImplemented', status: 501 });
+    await s3.send(new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }));
+    expect((await s3.send(new GetBucketVersioningCommand({ Bucket: bucket }))).Status).toBe('Enabled');
   });
 });
 

@@ -2,7 +2,8 @@
  * Object and bucket tags through the S3 door, as the AWS SDK sees them:
  * Put/Get/DeleteObjectTagging, x-amz-tagging on PutObject and multipart,
  * x-amz-tagging-count on reads, CopyObject's tagging directive, bucket
- * tagging, S3's limits with its codes, and who may do what.
+ * tagging, S3's limits with its codes, and who may do what; tags (and the
+ * ACL) of one version by versionId, a delete marker's 405.
  */
 import {
   CompleteMultipartUploadCommand,
@@ -10,12 +11,16 @@ import {
   CreateBucketCommand,
   CreateMultipartUploadCommand,
   DeleteBucketTaggingCommand,
+  DeleteObjectCommand,
   DeleteObjectTaggingCommand,
   GetBucketTaggingCommand,
+  GetObjectAclCommand,
   GetObjectCommand,
   GetObjectTaggingCommand,
   HeadObjectCommand,
   PutBucketTaggingCommand,
+  PutBucketVersioningCommand,
+  PutObjectAclCommand,
   PutObjectCommand,
   PutObjectTaggingCommand,
   S3ServiceException,
@@ -324,5 +329,141 @@ describe('who may', () => {
     });
     expect(await s3Error(bobs.send(new PutBucketTaggingCommand({ Bucket: bucket, Tagging: tagging })))).toMatchObject({ name: 'NoSuchBucket', status: 404 });
     expect(await s3Error(bobs.send(new GetBucketTaggingCommand({ Bucket: bucket })))).toMatchObject({ name: 'NoSuchBucket', status: 404 });
+  });
+});
+
+describe('tagging by versionId', () => {
+  const versioned = async (): Promise<string> => {
+    const bucket = await newBucket();
+    await s3.send(new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }));
+    return bucket;
+  };
+  const tagsAt = async (bucket: string, key: string, versionId?: string) => {
+    const answer = await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: key, VersionId: versionId }));
+    return { tags: answer.TagSet, versionId: answer.VersionId };
+  };
+
+  it('reads, replaces and removes a noncurrent version’s tags and the current one’s, each answering with its version id', async () => {
+    const bucket = await versioned();
+    const first = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'doc.txt', Body: 'first', Tagging: 'stage=draft' }));
+    const second = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'doc.txt', Body: 'second!' }));
+    expect(await tagsAt(bucket, 'doc.txt', first.VersionId)).toEqual({ tags: [{ Key: 'stage', Value: 'draft' }], versionId: first.VersionId });
+    expect(await tagsAt(bucket, 'doc.txt')).toEqual({ tags: [], versionId: second.VersionId });
+
+    // The old version's tags change; the current version's stay as they were.
+    const put = await s3.send(
+      new PutObjectTaggingCommand({
+        Bucket: bucket,
+        Key: 'doc.txt',
+        VersionId: first.VersionId,
+        Tagging: {
+          TagSet: [
+            { Key: 'stage', Value: 'final' },
+            { Key: 'a', Value: '1' },
+          ],
+        },
+      }),
+    );
+    expect(put.VersionId).toBe(first.VersionId);
+    expect(await tagsAt(bucket, 'doc.txt', first.VersionId)).toEqual({
+      tags: [
+        { Key: 'a', Value: '1' },
+        { Key: 'stage', Value: 'final' },
+      ],
+      versionId: first.VersionId,
+    });
+    expect((await tagsAt(bucket, 'doc.txt')).tags).toEqual([]);
+    // Reads of that version count its tags; its bytes are untouched.
+    const old = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'doc.txt', VersionId: first.VersionId }));
+    expect(old.TagCount).toBe(2);
+    expect(await old.Body?.transformToString()).toBe('first');
+    expect((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'doc.txt' }))).TagCount).toBeUndefined();
+
+    // The current version named by its id is the current version.
+    await s3.send(
+      new PutObjectTaggingCommand({ Bucket: bucket, Key: 'doc.txt', VersionId: second.VersionId, Tagging: { TagSet: [{ Key: 'now', Value: 'yes' }] } }),
+    );
+    expect(await tagsAt(bucket, 'doc.txt')).toEqual({ tags: [{ Key: 'now', Value: 'yes' }], versionId: second.VersionId });
+    expect((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'doc.txt' }))).TagCount).toBe(1);
+
+    const removed = await s3.send(new DeleteObjectTaggingCommand({ Bucket: bucket, Key: 'doc.txt', VersionId: first.VersionId }));
+    expect(removed.$metadata.httpStatusCode).toBe(204);
+    expect(removed.VersionId).toBe(first.VersionId);
+    expect((await tagsAt(bucket, 'doc.txt', first.VersionId)).tags).toEqual([]);
+    expect((await tagsAt(bucket, 'doc.txt')).tags).toEqual([{ Key: 'now', Value: 'yes' }]);
+
+    // S3's limits hold by version as on the current one.
+    expect(
+      await s3Error(s3.send(new PutObjectTaggingCommand({ Bucket: bucket, Key: 'doc.txt', VersionId: first.VersionId, Tagging: { TagSet: tagSet(11) } }))),
+    ).toMatchObject({ name: 'InvalidTag', status: 400 });
+  });
+
+  it('a delete marker has no tags or ACL (405 MethodNotAllowed); an unknown version is NoSuchVersion, a malformed one 400', async () => {
+    const bucket = await versioned();
+    const kept = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'gone.txt', Body: 'x', Tagging: 'k=v' }));
+    const marker = await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'gone.txt' }));
+    expect(marker.DeleteMarker).toBe(true);
+    const markerId = marker.VersionId!;
+    const tagging = { TagSet: [{ Key: 'z', Value: 'z' }] };
+    const notAllowed = { name: 'MethodNotAllowed', status: 405 };
+    expect(await s3Error(s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'gone.txt', VersionId: markerId })))).toMatchObject(notAllowed);
+    expect(await s3Error(s3.send(new PutObjectTaggingCommand({ Bucket: bucket, Key: 'gone.txt', VersionId: markerId, Tagging: tagging })))).toMatchObject(
+      notAllowed,
+    );
+    expect(await s3Error(s3.send(new DeleteObjectTaggingCommand({ Bucket: bucket, Key: 'gone.txt', VersionId: markerId })))).toMatchObject(notAllowed);
+    // Without a versionId, the latest version is that marker: the same answer for tags.
+    expect(await s3Error(s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'gone.txt' })))).toMatchObject(notAllowed);
+    expect(await s3Error(s3.send(new GetObjectAclCommand({ Bucket: bucket, Key: 'gone.txt', VersionId: markerId })))).toMatchObject(notAllowed);
+    expect(await s3Error(s3.send(new PutObjectAclCommand({ Bucket: bucket, Key: 'gone.txt', VersionId: markerId, ACL: 'private' })))).toMatchObject(notAllowed);
+    // The version behind the marker keeps its tags, and they can still be changed.
+    expect(await tagsAt(bucket, 'gone.txt', kept.VersionId)).toEqual({ tags: [{ Key: 'k', Value: 'v' }], versionId: kept.VersionId });
+    await s3.send(new PutObjectTaggingCommand({ Bucket: bucket, Key: 'gone.txt', VersionId: kept.VersionId, Tagging: tagging }));
+    expect((await tagsAt(bucket, 'gone.txt', kept.VersionId)).tags).toEqual(tagging.TagSet);
+
+    const unknown = '0'.repeat(32);
+    expect(await s3Error(s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'gone.txt', VersionId: unknown })))).toMatchObject({
+      name: 'NoSuchVersion',
+      status: 404,
+    });
+    expect(await s3Error(s3.send(new PutObjectTaggingCommand({ Bucket: bucket, Key: 'gone.txt', VersionId: unknown, Tagging: tagging })))).toMatchObject({
+      name: 'NoSuchVersion',
+      status: 404,
+    });
+    expect(await s3Error(s3.send(new GetObjectAclCommand({ Bucket: bucket, Key: 'gone.txt', VersionId: unknown })))).toMatchObject({
+      name: 'NoSuchVersion',
+      status: 404,
+    });
+    expect(await s3Error(s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'gone.txt', VersionId: 'not-an-id' })))).toMatchObject({
+      name: 'InvalidArgument',
+      status: 400,
+    });
+  });
+
+  it('an object’s ACL by versionId is its bucket’s, as for the current version', async () => {
+    const bucket = await versioned();
+    const first = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'acl.txt', Body: 'one' }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'acl.txt', Body: 'two' }));
+    const byVersion = await s3.send(new GetObjectAclCommand({ Bucket: bucket, Key: 'acl.txt', VersionId: first.VersionId }));
+    const current = await s3.send(new GetObjectAclCommand({ Bucket: bucket, Key: 'acl.txt' }));
+    expect(byVersion.Grants).toEqual(current.Grants);
+    expect(byVersion.Owner).toEqual(current.Owner);
+    expect(byVersion.Grants).toEqual([expect.objectContaining({ Permission: 'FULL_CONTROL' })]);
+    // The ACL it has is taken (and changes nothing); another is refused as for the current version.
+    const kept = await s3.send(new PutObjectAclCommand({ Bucket: bucket, Key: 'acl.txt', VersionId: first.VersionId, ACL: 'private' }));
+    expect(kept.$metadata.httpStatusCode).toBe(200);
+    const refusedByVersion = await s3Error(
+      s3.send(new PutObjectAclCommand({ Bucket: bucket, Key: 'acl.txt', VersionId: first.VersionId, ACL: 'public-read' })),
+    );
+    const refusedCurrent = await s3Error(s3.send(new PutObjectAclCommand({ Bucket: bucket, Key: 'acl.txt', ACL: 'public-read' })));
+    expect(refusedByVersion).toEqual(refusedCurrent);
+  });
+
+  it('an unversioned bucket’s object is its null version', async () => {
+    const bucket = await newBucket();
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'plain.txt', Body: 'p' }));
+    await s3.send(new PutObjectTaggingCommand({ Bucket: bucket, Key: 'plain.txt', VersionId: 'null', Tagging: { TagSet: [{ Key: 'n', Value: '1' }] } }));
+    // Never versioned: no version id in the answer, as S3.
+    expect(await tagsAt(bucket, 'plain.txt', 'null')).toEqual({ tags: [{ Key: 'n', Value: '1' }], versionId: undefined });
+    expect((await tagsAt(bucket, 'plain.txt')).tags).toEqual([{ Key: 'n', Value: '1' }]);
   });
 });

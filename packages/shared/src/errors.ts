@@ -11,10 +11,16 @@ export const ERROR_STATUS = {
   NotFound: 404,
   BucketNotFound: 404,
   FileNotFound: 404,
+  /** A file has no version of that id (versioned buckets). */
+  VersionNotFound: 404,
   ApiKeyNotFound: 404,
   BucketNameTaken: 409,
   EmailTaken: 409,
   StorageLimitExceeded: 409,
+  /** A version under retention or legal hold (object lock), or a bucket or user holding one: the message says until when. */
+  ObjectLocked: 403,
+  /** A change the bucket's state does not allow: suspending versioning of a bucket with object lock, or turning lock on an unversioned one. */
+  InvalidBucketState: 409,
   /** A move's target name holds a file already (and the move did not say overwrite). */
   FileExists: 409,
   /** A resumable upload's request at another offset than the upload's (tus: 409). */

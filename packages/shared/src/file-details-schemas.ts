@@ -5,8 +5,10 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { BucketObjectSchema, NOT_AN_OBJECT } from './schemas.js';
+import { TagMapSchema } from './tag-schemas.js';
+import { FileLockFields } from './object-lock-schemas.js';
 
-/** A file's details: what the listing shows, its ETag, and the headers and user metadata stored with it. */
+/** A file's details: what the listing shows, its ETag, the headers and user metadata stored with it, and its tags. */
 export const FileDetailsSchema = Type.Object(
   {
     ...BucketObjectSchema.properties,
@@ -20,6 +22,8 @@ export const FileDetailsSchema = Type.Object(
     content_encoding: Type.Union([Type.String(), Type.Null()]),
     content_language: Type.Union([Type.String(), Type.Null()]),
     expires: Type.Union([Type.String(), Type.Null()]),
+    tags: TagMapSchema,
+    ...FileLockFields,
   },
   { title: 'FileDetails' },
 );

@@ -3,3 +3,8 @@ export * from './plans.js';
 export * from './names.js';
 export * from './schemas.js';
 export * from './file-details-schemas.js';
+export * from './event-schemas.js';
+export * from './tag-schemas.js';
+export * from './lifecycle-schemas.js';
+export * from './object-lock-schemas.js';
+export * from './version-schemas.js';

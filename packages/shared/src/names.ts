@@ -71,3 +71,8 @@ export function filenameProblem(filename: unknown): string | null {
   }
   return null;
 }
+
+/** S3's limits on a file's tags (the server's domain/object-tags.ts checks them; clients may say so before asking). */
+export const MAX_FILE_TAGS = 10;
+export const MAX_TAG_KEY_LENGTH = 128;
+export const MAX_TAG_VALUE_LENGTH = 256;

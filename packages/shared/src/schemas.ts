@@ -5,6 +5,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PLANS } from './plans.js';
+import { BucketLockFields, CREATE_BUCKET_LOCK_MESSAGES, CreateBucketLockFields } from './object-lock-schemas.js';
 
 export const MessageSchema = Type.Object({ message: Type.String() });
 
@@ -20,6 +21,11 @@ export const StorageBucketSchema = Type.Object(
     allowed_types: Type.Union([Type.Array(Type.String()), Type.Null()], {
       description: 'The MIME types (or type/* patterns) this bucket accepts, checked against the bytes; null: any',
     }),
+    versioning: Type.Union([Type.Literal('unversioned'), Type.Literal('enabled'), Type.Literal('suspended')], {
+      description: 'enabled: every write keeps the version it replaces and a delete keeps the file restorable; once enabled, only suspended',
+    }),
+    noncurrent_bytes: Type.Integer({ description: 'The part of total_bytes that old versions hold (total_bytes counts every stored version)' }),
+    ...BucketLockFields,
   },
   { title: 'StorageBucket' },
 );
@@ -41,7 +47,19 @@ export const BucketObjectSchema = Type.Object(
 );
 export type BucketObject = Static<typeof BucketObjectSchema>;
 
-export const UploadResultSchema = Type.Object({ filename: Type.String(), size: Type.Integer(), updated: Type.Boolean() }, { title: 'UploadResult' });
+export const UploadResultSchema = Type.Object(
+  {
+    filename: Type.String(),
+    size: Type.Integer(),
+    updated: Type.Boolean(),
+    version_id: Type.Optional(
+      Type.String({
+        description: 'In a bucket with versioning enabled, the id of the version this upload made (a suspended bucket writes the unnamed `null` version)',
+      }),
+    ),
+  },
+  { title: 'UploadResult' },
+);
 export type UploadResult = Static<typeof UploadResultSchema>;
 
 export const MoveResultSchema = Type.Object(
@@ -110,8 +128,14 @@ export const UnfinishedUploadSchema = Type.Object(
 export type UnfinishedUpload = Static<typeof UnfinishedUploadSchema>;
 
 /** What an API key may do (decisions.md, "API keys with limits"). */
-export const PERMISSIONS = ['read', 'write', 'delete', 'manage'] as const;
+export const PERMISSIONS = ['read', 'write', 'delete', 'manage', 'bypass-governance'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
+/**
+ * What a key has when it is made without a list: every permission but
+ * bypass-governance, which removes what a GOVERNANCE retention protects and
+ * so is only ever given by name (decisions.md, "Object lock").
+ */
+export const DEFAULT_PERMISSIONS: readonly Permission[] = ['read', 'write', 'delete', 'manage'];
 const PermissionSchema = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
 
 const KeyLimitsFields = {
@@ -182,7 +206,8 @@ export type AuthResult = Static<typeof AuthResultSchema>;
 // Request bodies. The types are checked by these schemas (the server's
 // validator), with the messages in `errorMessage` (ajv-errors); the rules
 // beyond types (name shapes, contradictions) are the server's domain code.
-export const NOT_AN_OBJECT = 'Body must be a JSON object';
+import { NOT_AN_OBJECT } from './messages.js';
+export { NOT_AN_OBJECT };
 
 export const CreateBucketBody = Type.Object(
   {
@@ -196,6 +221,7 @@ export const CreateBucketBody = Type.Object(
         examples: [['image/*', 'application/pdf']],
       }),
     ),
+    ...CreateBucketLockFields,
   },
   {
     additionalProperties: true,
@@ -208,6 +234,7 @@ export const CreateBucketBody = Type.Object(
         public: 'public must be true or false',
         max_file_bytes: 'max_file_bytes must be a whole number of bytes (at least 1) or null',
         allowed_types: 'allowed_types must be a list of at most 100 MIME types (or type/* patterns), or null',
+        ...CREATE_BUCKET_LOCK_MESSAGES,
       },
     },
   },
@@ -223,6 +250,10 @@ export const UpdateBucketBody = Type.Object(
         examples: [['image/*', 'application/pdf']],
       }),
     ),
+    versioning: Type.Optional(
+      Type.Union([Type.Literal('enabled'), Type.Literal('suspended')], { description: 'Keep old versions (enabled) or stop keeping them (suspended)' }),
+    ),
+    ...CreateBucketLockFields,
   },
   {
     additionalProperties: true,
@@ -231,6 +262,7 @@ export const UpdateBucketBody = Type.Object(
       properties: {
         max_file_bytes: 'max_file_bytes must be a whole number of bytes (at least 1) or null',
         allowed_types: 'allowed_types must be a list of at most 100 MIME types (or type/* patterns), or null',
+        versioning: 'versioning must be "enabled" or "suspended"',
       },
     },
   },
@@ -272,7 +304,7 @@ export const CreateKeyBody = Type.Object(
       properties: {
         name: 'name must be a string',
         buckets: 'buckets must be a list of 1 to 1000 bucket ids',
-        permissions: 'permissions must be a list of read, write, delete and manage (at least one, each once)',
+        permissions: 'permissions must be a list of read, write, delete, manage and bypass-governance (at least one, each once)',
         expires_at: 'expires_at must be an ISO 8601 date and time',
         expires_in: 'expires_in must be a whole number of seconds, at least 1',
       },

@@ -1,5 +1,5 @@
 /**
- * `pail files info|set-metadata|zip|move|delete-folder`: a user's file
+ * `pail files info|set-metadata|zip|move|delete-folder` (and `tags`, file-tags.ts; `retention`, `legal-hold`, file-locks.ts): a user's file
  * details and their edit, zips of folders or selections, and files moved,
  * renamed or deleted a folder at a time, through the server's own functions,
  * as GET …/details/<file>, PATCH …/files/<file>, GET/POST …/zip, POST
@@ -13,7 +13,10 @@ import { createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { positiveId } from '../arguments.js';
-import { type Cli, type Context, requireUser, server, withDatabase } from '../context.js';
+import { type Cli, requireUser, server, withDatabase } from '../context.js';
+import { registerLockCommands } from './file-locks.js';
+import { registerTagCommands } from './file-tags.js';
+import { ownBucket } from './own-bucket.js';
 import { formatTime, plural } from '../output.js';
 
 /** `--meta name=value`, repeated. */
@@ -24,16 +27,6 @@ function collectMeta(value: string, previous: Record<string, string> = {}): Reco
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-/** The owner's bucket, by id or by name. */
-async function ownBucket(ctx: Context, email: string, bucket: string) {
-  const { getOwnBucket, getOwnBucketByName, operatorFor } = await server();
-  const owner = await requireUser(ctx.db, email);
-  const found = /^\d+$/.test(bucket)
-    ? await getOwnBucket(ctx.db, owner.id, bucket)
-    : await getOwnBucketByName(ctx.db, operatorFor(owner), bucket, 'readObject');
-  return { owner, bucket: found };
-}
 
 interface MetadataOptions {
   meta?: Record<string, string>;
@@ -67,7 +60,7 @@ function editOf(options: MetadataOptions): EditFile {
 export function registerFileCommands(program: Command, { io, out }: Cli): void {
   const files = program
     .command('files')
-    .description("a user's files: details and metadata, zips of folders, moves, renames and folder deletion")
+    .description("a user's files: details, metadata and tags, zips of folders, moves, renames and folder deletion")
     .addHelpText('after', '\nRun "pail files <command> --help" for the options of each command.');
 
   files
@@ -79,11 +72,11 @@ export function registerFileCommands(program: Command, { io, out }: Cli): void {
     .option('--json', 'print JSON (the same object as GET …/details/<file>)')
     .addHelpText('after', '\nExample:\n  $ pail files info alice@example.com photos 2024/cat.jpg')
     .action(async (email: string, bucketName: string, file: string, options: { json?: boolean }) => {
-      const { fileDetails, parseFilename, requireObject } = await server();
+      const { fileDetailsOf, parseFilename, requireObject } = await server();
       const details = await withDatabase(io, async (ctx) => {
         const { bucket } = await ownBucket(ctx, email, bucketName);
         const storage = await ctx.openStorage();
-        return fileDetails(storage.storageHost, bucket, await requireObject(ctx, bucket, parseFilename(file)));
+        return fileDetailsOf(storage, bucket, await requireObject(ctx, bucket, parseFilename(file)));
       });
       if (options.json) return out.printJson(details);
       const rows: [string, string][] = [
@@ -211,4 +204,7 @@ export function registerFileCommands(program: Command, { io, out }: Cli): void {
       if (options.json) return out.printJson(result);
       out.print(`Deleted ${plural(result.deleted, 'file')} in ${result.prefix}.`);
     });
+
+  registerTagCommands(files, { io, out });
+  registerLockCommands(files, { io, out });
 }

@@ -1,5 +1,5 @@
 /** `pail keys create|list|revoke`: a user's API keys, through the server's own functions. */
-import { PERMISSIONS, type ApiKey, type Permission } from '@pail/shared';
+import { DEFAULT_PERMISSIONS, PERMISSIONS, type ApiKey, type Permission } from '@pail/shared';
 import type { Command } from 'commander';
 import { collectIds, expirySeconds, permissionList, positiveId } from '../arguments.js';
 import { type Cli, requireUser, server, withDatabase } from '../context.js';
@@ -18,7 +18,10 @@ interface CreateOptions {
 function describeLimits(key: Pick<ApiKey, 'buckets' | 'permissions' | 'expires_at'>) {
   return {
     buckets: key.buckets === null ? 'all' : key.buckets.join(','),
-    permissions: key.permissions.length === PERMISSIONS.length ? 'all' : key.permissions.join(','),
+    permissions:
+      key.permissions.length === DEFAULT_PERMISSIONS.length && DEFAULT_PERMISSIONS.every((p) => key.permissions.includes(p))
+        ? 'all'
+        : key.permissions.join(','),
     expires: key.expires_at === null ? 'never' : `${formatTime(key.expires_at)}${Date.parse(key.expires_at) <= Date.now() ? ' (expired)' : ''}`,
   };
 }
@@ -43,7 +46,7 @@ export function registerKeyCommands(program: Command, { io, out }: Cli): void {
     .argument('<email>', "the owner's email address")
     .option('-n, --name <name>', 'a name to recognise the key by (default: "API key")')
     .option('--bucket <id>', "limit the key to this bucket of the user's (repeat for several; default: every bucket, also future ones)", collectIds)
-    .option('--permissions <list>', `what the key may do, comma-separated: ${PERMISSIONS.join(',')} (default: all)`, permissionList)
+    .option('--permissions <list>', `what the key may do, comma-separated: ${PERMISSIONS.join(',')} (default: all but bypass-governance)`, permissionList)
     .option('--expires-in <seconds>', 'the key stops working after this many seconds (default: never)', expirySeconds)
     .option('--expires-at <time>', 'the key stops working at this ISO 8601 time (instead of --expires-in)')
     .option('--json', 'print JSON: {id, name, prefix, key, access_key_id, secret_access_key, created_at, buckets, permissions, expires_at}')

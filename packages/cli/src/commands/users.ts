@@ -1,5 +1,5 @@
 /**
- * `pail users create|list|set-plan`. Every rule (email shape, password length,
+ * `pail users create|list|set-plan|delete` (delete: users-delete.ts). Every rule (email shape, password length,
  * duplicate emails, plan names) is the server's: these commands only call the
  * domain functions and print what they return or refuse.
  */
@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { type Cli, type CliIo, server, withDatabase } from '../context.js';
 import { formatTime } from '../output.js';
+import { registerUserDeleteCommand } from './users-delete.js';
 
 const PLAN_LIST = PLANS.join('|');
 
@@ -31,7 +32,7 @@ async function readStdin(stdin: CliIo['stdin']): Promise<string> {
 export function registerUserCommands(program: Command, { io, out }: Cli): void {
   const users = program
     .command('users')
-    .description('create user accounts, list them with plan and usage, change plans')
+    .description('create user accounts, list them with plan and usage, change plans, delete them')
     .addHelpText('after', '\nRun "pail users <command> --help" for the options of each command.');
 
   users
@@ -99,4 +100,6 @@ export function registerUserCommands(program: Command, { io, out }: Cli): void {
           `(${formatBytes(view.storage_used_bytes)} used), ${view.rate_limit_per_minute} requests per minute.`,
       );
     });
+
+  registerUserDeleteCommand(users, { io, out });
 }

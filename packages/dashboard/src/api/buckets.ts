@@ -1,4 +1,4 @@
-import type { ListBucketsResponse, ListFilesResponse, StorageBucket } from '@pail/shared';
+import type { ListBucketsResponse, ListFilesResponse, RetentionMode, StorageBucket } from '@pail/shared';
 import type { SortColumn, SortOrder } from '../lib/browse-view';
 import { fileApiPath, filePathWithFolders, request } from './http';
 
@@ -14,10 +14,15 @@ export async function getBucket(id: number, signal?: AbortSignal): Promise<Stora
   return res.data;
 }
 
-export async function createBucket(name: string, visibility: Visibility): Promise<StorageBucket> {
+/** Object lock for a new bucket (decisions.md, "Object lock"): on for good, with the retention new files get (null: none). */
+export interface NewBucketLock {
+  defaultRetention: { mode: RetentionMode; days: number } | null;
+}
+
+export async function createBucket(name: string, visibility: Visibility, lock: NewBucketLock | null = null): Promise<StorageBucket> {
   const res = await request<{ data: StorageBucket }>('/api/buckets', {
     method: 'POST',
-    body: { name, visibility },
+    body: { name, visibility, ...(lock ? { object_lock: true, default_retention: lock.defaultRetention } : {}) },
   });
   return res.data;
 }

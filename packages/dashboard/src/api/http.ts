@@ -95,11 +95,17 @@ export function fileApiPath(bucketId: number, filename: string): string {
   return `/api/buckets/${bucketId}/files/${encodeURIComponent(filename)}`;
 }
 
+/** Words the server reads after a filename as an operation on the file (`…/files/a/tags` is the tags of `a`). */
+const OPERATION_WORDS = new Set(['delete', 'tags', 'versions', 'restore']);
+
 /**
  * `/api/buckets/3/files/photos/a%20b.txt`: each folder segment encoded, with
  * literal slashes between them, as uploads into a folder are sent. A folder
- * marker (`photos/`) keeps its trailing slash.
+ * marker (`photos/`) keeps its trailing slash. A name whose last segment is an
+ * operation's word (`notes/tags`) goes whole-encoded, so it stays a name.
  */
 export function filePathWithFolders(bucketId: number, filename: string): string {
-  return `/api/buckets/${bucketId}/files/${filename.split('/').map(encodeURIComponent).join('/')}`;
+  const segments = filename.split('/');
+  if (segments.length > 1 && OPERATION_WORDS.has(segments[segments.length - 1] ?? '')) return fileApiPath(bucketId, filename);
+  return `/api/buckets/${bucketId}/files/${segments.map(encodeURIComponent).join('/')}`;
 }

@@ -1,8 +1,10 @@
 /**
- * A file's details in a side panel (the whole screen on a phone): size, type,
- * ETag, times and URL, then what can be edited without touching the bytes:
- * its metadata (`x-amz-meta-*` on S3) and stored headers, saved together by
- * `PATCH …/files/<file>`.
+ * A file's details in a side panel (the whole screen on a phone), in three
+ * tabs. Details: size, type, ETag, times and URL, then what can be edited
+ * without touching the bytes: its metadata (`x-amz-meta-*` on S3) and stored
+ * headers, saved together by `PATCH …/files/<file>`. Tags (file-tags.tsx),
+ * Versions (file-versions.tsx) and, in a bucket with object lock, Lock
+ * (file-lock.tsx), each saved on its own.
  */
 import { useState } from 'react';
 import type { BucketObject, EditFile, FileDetails } from '@pail/shared';
@@ -12,6 +14,10 @@ import { useToast } from '../hooks/toast';
 import { baseName } from '../lib/folders';
 import { describeType, formatBytes, formatDateTime } from '../lib/format';
 import { CopyButton } from './copy-button';
+import { FileTagsEditor } from './file-tags';
+import { FileLockPanel } from './file-lock';
+import { FileVersionsList } from './file-versions';
+import { Tabs } from './tabs';
 import { Dialog } from './dialog';
 import { Icon } from './icons';
 import { ErrorState, InlineError, Loading, Spinner } from './states';
@@ -20,30 +26,99 @@ import '../styles/file-operations.css';
 
 interface Props {
   bucketId: number;
+  /** The bucket was made with object lock: the panel has a Lock tab. */
+  objectLock: boolean;
   object: BucketObject | null;
   onClose: () => void;
   /** After a save (the type shows in the list). */
   onChanged: () => void;
 }
 
-export function FileDetailsPanel({ bucketId, object, onClose, onChanged }: Props) {
+export function FileDetailsPanel({ bucketId, objectLock, object, onClose, onChanged }: Props) {
   const filename = object?.filename ?? null;
   const details = useAsync(async (signal) => (filename === null ? null : getFileDetails(bucketId, filename, signal)), [bucketId, filename]);
+  const [tab, setTab] = useState('details');
+  const data = details.data;
   return (
-    <Dialog open={object !== null} title={object ? baseName(object.filename) : 'Details'} onClose={onClose} size="sheet">
-      {details.loading ? (
+    <Dialog
+      open={object !== null}
+      title={object ? baseName(object.filename) : 'Details'}
+      onClose={() => {
+        setTab('details');
+        onClose();
+      }}
+      size="sheet"
+    >
+      {details.loading && !data ? (
         <Loading label="Loading the details…" />
-      ) : details.error ? (
+      ) : details.error && !data ? (
         <ErrorState title="Could not load the details" error={details.error} onRetry={details.reload} />
-      ) : details.data ? (
-        <DetailsBody
-          key={details.data.filename}
-          details={details.data}
-          onSaved={(saved) => {
-            details.setData(() => saved);
-            onChanged();
-          }}
-          save={(edit) => editFile(bucketId, details.data?.filename ?? '', edit)}
+      ) : data ? (
+        <Tabs
+          label="File details"
+          selected={tab}
+          onSelect={setTab}
+          tabs={[
+            {
+              id: 'details',
+              label: 'Details',
+              content: (
+                <DetailsBody
+                  key={`${data.filename} ${data.etag} ${data.updated_at}`}
+                  details={data}
+                  onSaved={(saved) => {
+                    details.setData(() => saved);
+                    onChanged();
+                  }}
+                  save={(edit) => editFile(bucketId, data.filename, edit)}
+                />
+              ),
+            },
+            {
+              id: 'tags',
+              label: 'Tags',
+              content: (
+                <FileTagsEditor
+                  key={`${data.filename} ${data.etag} ${data.updated_at}`}
+                  bucketId={bucketId}
+                  filename={data.filename}
+                  tags={data.tags}
+                  onSaved={(tags) => details.setData((d) => (d ? { ...d, tags } : d))}
+                />
+              ),
+            },
+            {
+              id: 'versions',
+              label: 'Versions',
+              content: (
+                <FileVersionsList
+                  bucketId={bucketId}
+                  filename={data.filename}
+                  onRestored={() => {
+                    details.reload();
+                    onChanged();
+                  }}
+                />
+              ),
+            },
+            ...(objectLock
+              ? [
+                  {
+                    id: 'lock',
+                    label: 'Lock',
+                    content: (
+                      <FileLockPanel
+                        key={`${data.filename} ${data.etag}`}
+                        bucketId={bucketId}
+                        filename={data.filename}
+                        lock={{ retention: data.retention, legal_hold: data.legal_hold }}
+                        onSaved={(lock) => details.setData((d) => (d ? { ...d, ...lock } : d))}
+                      />
+                    ),
+                  },
+                ]
+              : []),
+          ]}
         />
       ) : null}
     </Dialog>

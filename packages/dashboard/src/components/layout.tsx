@@ -8,6 +8,7 @@ const NAV: { to: string; label: string; icon: IconName; match: (path: string) =>
   { to: '/buckets', label: 'Buckets', icon: 'bucket', match: (p) => p === '/buckets' || p.startsWith('/buckets/') },
   { to: '/usage', label: 'Usage', icon: 'chart', match: (p) => p === '/usage' },
   { to: '/sdk', label: 'SDK', icon: 'code', match: (p) => p === '/sdk' },
+  { to: '/audit', label: 'Audit log', icon: 'info', match: (p) => p === '/audit' },
 ];
 
 export function Brand() {

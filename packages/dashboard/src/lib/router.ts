@@ -29,6 +29,9 @@ export type Route =
   | { name: 'signup' }
   | { name: 'buckets' }
   | { name: 'bucket'; bucketId: number }
+  | { name: 'trash'; bucketId: number }
+  | { name: 'webhooks'; bucketId: number }
+  | { name: 'audit' }
   | { name: 'usage' }
   | { name: 'sdk' }
   | { name: 'home' }
@@ -42,7 +45,12 @@ export function matchRoute(pathname: string): Route {
   if (path === '/buckets') return { name: 'buckets' };
   if (path === '/usage') return { name: 'usage' };
   if (path === '/sdk') return { name: 'sdk' };
+  if (path === '/audit') return { name: 'audit' };
+  const webhooks = /^\/buckets\/(\d+)\/webhooks$/.exec(path);
+  if (webhooks?.[1]) return { name: 'webhooks', bucketId: Number(webhooks[1]) };
   const bucket = /^\/buckets\/(\d+)$/.exec(path);
   if (bucket?.[1]) return { name: 'bucket', bucketId: Number(bucket[1]) };
+  const trash = /^\/buckets\/(\d+)\/trash$/.exec(path);
+  if (trash?.[1]) return { name: 'trash', bucketId: Number(trash[1]) };
   return { name: 'not-found' };
 }

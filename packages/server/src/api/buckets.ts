@@ -6,6 +6,7 @@ import { allows } from '../domain/authorize.js';
 import { signedIn } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { addRoute, API_TAGS, BucketParams, forApi, type Api, type Scope } from '../http/route.js';
+import { actorOf } from '../domain/audit.js';
 
 export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): void {
   const { db, storage } = ctx;
@@ -35,7 +36,7 @@ export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): v
     tag,
     schema: { body: CreateBucketBody, response: { 201: Data(StorageBucketSchema) } },
     handler: async (request, reply) => {
-      const bucket = await createBucket(db, signedIn(request).id, request.body, ctx.config.maxBucketsPerUser);
+      const bucket = await createBucket(db, signedIn(request).id, request.body, ctx.config.maxBucketsPerUser, actorOf(request.principal));
       return reply.code(201).send({ data: bucket });
     },
   });
@@ -53,7 +54,9 @@ export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): v
     routes: forApi(api, { developer: ['PATCH /api/v1/buckets/:id', 'PATCH /api/v1/bucket/:id'], client: ['PATCH /api/buckets/:id'] }),
     tag,
     schema: { params: BucketParams, body: UpdateBucketBody, response: { 200: Data(StorageBucketSchema) } },
-    handler: async (request) => ({ data: await updateBucketLimits(storage, signedIn(request).id, request.params.id, request.body) }),
+    handler: async (request) => ({
+      data: await updateBucketLimits(storage, signedIn(request).id, request.params.id, request.body, actorOf(request.principal)),
+    }),
   });
 
   addRoute(scope, {
@@ -65,7 +68,7 @@ export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): v
     tag,
     schema: { params: BucketParams, response: { 200: MessageSchema } },
     handler: async (request) => {
-      await deleteBucket(storage, signedIn(request).id, request.params.id, 'deleteBucket');
+      await deleteBucket(storage, signedIn(request).id, request.params.id, 'deleteBucket', actorOf(request.principal));
       return { message: 'Bucket deleted successfully' };
     },
   });
@@ -79,7 +82,7 @@ export function registerBucketRoutes(scope: Scope, ctx: AppContext, api: Api): v
     tag,
     schema: { params: BucketParams, body: VisibilityBody, response: { 200: MessageSchema } },
     handler: async (request) => {
-      await setVisibility(storage, signedIn(request).id, request.params.id, request.body);
+      await setVisibility(storage, signedIn(request).id, request.params.id, request.body, actorOf(request.principal));
       return { message: 'Visibility updated' };
     },
   });

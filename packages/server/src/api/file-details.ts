@@ -4,11 +4,15 @@
  * path, `…/details/<filename>`, since `GET …/files/<filename>` is the file
  * itself; the edit is `PATCH …/files/<filename>` and answers the details.
  */
-import { Data, EditFileBody, FileDetailsSchema } from '@pail/shared';
+import { Data, EditFileBody, FileDetailsSchema, FileLockSchema, SetLegalHoldBody, SetRetentionBody } from '@pail/shared';
 import { Type } from '@sinclair/typebox';
 import { getOwnBucket } from '../domain/buckets.js';
-import { editObjectMetadata, fileDetails } from '../domain/object-metadata.js';
+import { editObjectMetadata, fileDetailsOf } from '../domain/object-metadata.js';
 import { parseFilename, requireObject } from '../domain/objects.js';
+import { lockedVersion, setLegalHold, setRetention } from '../domain/lock-changes.js';
+import { mayBypassGovernance } from '../domain/authorize.js';
+import { fileLockView } from '../domain/object-lock.js';
+import { errors } from '../domain/errors.js';
 import { signedIn } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { addRoute, API_TAGS, forApi, type Api, type Scope } from '../http/route.js';
@@ -31,7 +35,7 @@ export function registerFileDetailRoutes(scope: Scope, ctx: AppContext, api: Api
     handler: async (request) => {
       const bucket = await getOwnBucket(db, signedIn(request).id, request.params.id);
       const object = await requireObject(storage, bucket, parseFilename(request.params['*']));
-      return { data: fileDetails(storage.storageHost, bucket, object) };
+      return { data: await fileDetailsOf(storage, bucket, object) };
     },
   });
 
@@ -51,6 +55,42 @@ export function registerFileDetailRoutes(scope: Scope, ctx: AppContext, api: Api
       const contentType = edit.content_type === undefined ? undefined : contentTypeFor(filename, edit.content_type);
       const details = await editObjectMetadata(storage, bucket, filename, { ...edit, ...(contentType ? { content_type: contentType } : {}) }, 'editFile');
       return { data: details };
+    },
+  });
+
+  // A version's lock (object lock) at paths of their own, as the details: PUT …/files/<filename> is an upload.
+  const VersionQuery = Type.Object({ version_id: Type.Optional(Type.String({ description: "The version; absent: the file's current one" })) });
+  addRoute(scope, {
+    operation: 'setRetention',
+    routes: forApi(api, {
+      developer: ['PUT /api/v1/buckets/:id/retention/*', 'PUT /api/v1/bucket/:id/retention/*'],
+      client: ['PUT /api/buckets/:id/retention/*'],
+    }),
+    tag,
+    schema: { params: FileParams, querystring: VersionQuery, body: SetRetentionBody, response: { 200: Data(FileLockSchema) } },
+    handler: async (request) => {
+      const { principal } = request;
+      const bucket = await getOwnBucket(db, signedIn(request).id, request.params.id);
+      const version = await lockedVersion(storage, bucket, parseFilename(request.params['*']), request.query.version_id);
+      const { mode, retain_until: until, bypass_governance: bypass } = request.body;
+      if ((mode === null) !== (until === null)) throw errors.validation('mode and retain_until are both given, or both null (to remove it)');
+      const retention = mode === null || until === null ? null : { mode, retainUntil: until };
+      return { data: fileLockView(await setRetention(storage, bucket, version, retention, mayBypassGovernance(principal, bypass === true))) };
+    },
+  });
+
+  addRoute(scope, {
+    operation: 'setLegalHold',
+    routes: forApi(api, {
+      developer: ['PUT /api/v1/buckets/:id/legal-hold/*', 'PUT /api/v1/bucket/:id/legal-hold/*'],
+      client: ['PUT /api/buckets/:id/legal-hold/*'],
+    }),
+    tag,
+    schema: { params: FileParams, querystring: VersionQuery, body: SetLegalHoldBody, response: { 200: Data(FileLockSchema) } },
+    handler: async (request) => {
+      const bucket = await getOwnBucket(db, signedIn(request).id, request.params.id);
+      const version = await lockedVersion(storage, bucket, parseFilename(request.params['*']), request.query.version_id);
+      return { data: fileLockView(await setLegalHold(storage, bucket, version, request.body.legal_hold)) };
     },
   });
 }

@@ -5,21 +5,25 @@
  */
 import {
   Data,
+  DeleteFileQuery,
   DeleteFolderResultSchema,
   ListFilesQuery,
   ListFilesResponseSchema,
   MessageSchema,
   MoveBody,
   MoveResultSchema,
+  RestoreBody,
   SignedUrlBody,
   SignedUrlSchema,
   UploadResultSchema,
+  ReadFileQuery,
 } from '@pail/shared';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { getOwnBucket, ownBucketForUpload, parseBucketId } from '../domain/buckets.js';
 import { baseName, deleteObject, findReadable, listObjects, parseFilename } from '../domain/objects.js';
 import { deleteFolder } from '../domain/folder-deletion.js';
+import { mayBypassGovernance } from '../domain/authorize.js';
 import { moveFiles } from '../domain/moves.js';
 import { signFileUrl } from '../domain/signed-urls.js';
 import { uploadObject } from '../domain/uploads.js';
@@ -28,6 +32,7 @@ import { accountOf, signedIn } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { sendObject } from '../http/downloads.js';
 import { addRoute, API_TAGS, BucketParams, forApi, type Api, type Scope } from '../http/route.js';
+import { deleteVersion, restore, sendVersion, sendVersions } from './versions.js';
 import { contentTypeFor, declaredLength, partContentType, withMultipartFile } from '../http/uploads.js';
 
 const FileParams = Type.Object({ id: Type.String(), '*': Type.String({ description: 'The filename; a / in it as / or %2F' }) });
@@ -99,9 +104,13 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
       client: ['GET /api/buckets/:id/files/*', 'HEAD /api/buckets/:id/files/*'],
     }),
     tag,
-    schema: { params: FileParams },
+    schema: { params: FileParams, querystring: ReadFileQuery },
     config: { anonymousRead: true },
     handler: async (request, reply) => {
+      const versionsOf = nameBeforeSuffix(request, 'versions');
+      if (versionsOf !== null) return reply.send(await sendVersions(ctx, request, request.params.id, parseFilename(versionsOf), request.query));
+      const versionId = request.query.version_id;
+      if (versionId !== undefined) return sendVersion(ctx, request, reply, request.params.id, parseFilename(request.params['*']), versionId);
       const found = await findReadable(storage, { id: parseBucketId(request.params.id) }, parseFilename(request.params['*']), request.principal);
       return sendObject(storage, request, reply, found);
     },
@@ -115,11 +124,19 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
       client: ['DELETE /api/buckets/:id/files/*'],
     }),
     tag,
-    schema: { params: FileParams, response: { 200: MessageSchema } },
+    schema: { params: FileParams, querystring: DeleteFileQuery, response: { 200: MessageSchema } },
     handler: async (request) => {
-      const bucket = await getOwnBucket(db, signedIn(request).id, request.params.id);
       const aliased = api === 'developer' ? nameBeforeSuffix(request, 'delete') : null;
-      await deleteObject(storage, bucket, parseFilename(aliased ?? request.params['*']), 'deleteFile');
+      const filename = parseFilename(aliased ?? request.params['*']);
+      // ?bypass_governance=true is the Pail API's x-amz-bypass-governance-retention: the same permission decides (object-lock.ts).
+      const bypassGovernance = mayBypassGovernance(request.principal, request.query.bypass_governance === 'true');
+      if (request.query.version_id !== undefined) {
+        await deleteVersion(ctx, request, request.params.id, filename, request.query.version_id, bypassGovernance);
+        return { message: 'Version deleted for good' };
+      }
+      const bucket = await getOwnBucket(db, signedIn(request).id, request.params.id);
+      // In a versioned bucket this adds a delete marker: the file stays restorable (…/versions, …/trash).
+      await deleteObject(storage, bucket, filename, 'deleteFile', { by: request.principal, bypassGovernance });
       return { message: 'File deleted successfully' };
     },
   });
@@ -157,12 +174,17 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
     }),
     tag,
     schema: {
-      description: 'POST …/files/<filename>/signed-url',
+      description:
+        'POST …/files/<filename>/signed-url; POST …/files/<filename>/restore {version_id} (versioned buckets: a copy of that version becomes the current one)',
       params: FileParams,
-      body: Type.Optional(SignedUrlBody),
-      response: { 201: Data(SignedUrlSchema) },
+      body: Type.Optional(Type.Union([SignedUrlBody, RestoreBody])),
+      response: { 201: Data(Type.Union([SignedUrlSchema, UploadResultSchema])) },
     },
     handler: async (request, reply) => {
+      const restoring = nameBeforeSuffix(request, 'restore');
+      if (restoring !== null) {
+        return reply.code(201).send({ data: await restore(ctx, request, request.params.id, parseFilename(restoring), request.body) });
+      }
       const name = nameBeforeSuffix(request, 'signed-url');
       if (name === null) throw errors.notFound();
       const signed = await signFileUrl(
@@ -170,7 +192,7 @@ export function registerFileRoutes(scope: Scope, ctx: AppContext, api: Api): voi
         request.principal,
         request.params.id,
         parseFilename(name),
-        request.body ?? {},
+        (request.body ?? {}) as Static<typeof SignedUrlBody>,
       );
       return reply.code(201).send({ data: signed });
     },

@@ -6,6 +6,7 @@ import { errors } from '../domain/errors.js';
 import { sessionAuth, signedIn } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { addRoute, type Scope } from '../http/route.js';
+import { actorOf } from '../domain/audit.js';
 
 const tag = 'API keys';
 
@@ -26,7 +27,15 @@ export function registerKeyRoutes(app: Scope, ctx: AppContext): void {
       schema: { body: Type.Optional(CreateKeyBody), response: { 201: Data(CreatedApiKeySchema) } },
       handler: async (request, reply) => {
         const { maxKeysPerUser } = ctx.config;
-        const created = await createApiKey(ctx.db, signedIn(request).id, request.body ?? {}, maxKeysPerUser, ctx.s3Credentials, ctx.storage.clock);
+        const created = await createApiKey(
+          ctx.db,
+          signedIn(request).id,
+          request.body ?? {},
+          maxKeysPerUser,
+          ctx.s3Credentials,
+          ctx.storage.clock,
+          actorOf(request.principal),
+        );
         return reply.code(201).send({ data: created });
       },
     });
@@ -37,7 +46,7 @@ export function registerKeyRoutes(app: Scope, ctx: AppContext): void {
       schema: { params: Type.Object({ id: Type.String() }), response: { 200: MessageSchema } },
       handler: async (request) => {
         if (!/^[1-9][0-9]{0,15}$/.test(request.params.id)) throw errors.apiKeyNotFound();
-        await revokeApiKey({ db: ctx.db, caches: ctx.storage.caches }, signedIn(request).id, Number(request.params.id));
+        await revokeApiKey({ db: ctx.db, caches: ctx.storage.caches }, signedIn(request).id, Number(request.params.id), actorOf(request.principal));
         return { message: 'API key revoked' };
       },
     });

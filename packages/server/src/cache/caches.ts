@@ -28,6 +28,11 @@ import { MetadataCache } from './metadata-cache.js';
 import { ObjectCache } from './object-cache.js';
 import type { EpochKind, SharedEpochs } from './shared-epochs.js';
 
+/** A bucket's enabled webhooks as the commit paths match them (an object, as MetadataCache keeps). */
+export interface WebhookTargets {
+  targets: { id: number; events: string[]; prefix: string | null; suffix: string | null; bucketName: string }[];
+}
+
 export type ChangeKind = EpochKind;
 
 export interface CachesOptions {
@@ -49,6 +54,8 @@ export class Caches {
   readonly bucketRules: MetadataCache<BucketRules> | null;
   /** Owner + name -> the live bucket (the S3 API names buckets so); forgotten with the rules, on a removal and on a visibility change. */
   readonly bucketsByName: MetadataCache<NamedBucket> | null;
+  /** Bucket -> its enabled webhooks (domain/webhook-events.ts), so a commit into a bucket without one pays nothing; forgotten with the rules. */
+  readonly webhookTargets: MetadataCache<WebhookTargets> | null;
   readonly bytes: ObjectCache;
   readonly bucketIdentities = new LRUCache<string, BucketIdentity>({ max: 10_000 });
 
@@ -57,6 +64,7 @@ export class Caches {
     this.objects = options.keepLookups ? new MetadataCache({ max: 10_000, ttlMs: 5_000 }) : null;
     this.bucketRules = options.keepLookups ? new MetadataCache({ max: 10_000, ttlMs: 5_000 }) : null;
     this.bucketsByName = options.keepLookups ? new MetadataCache({ max: 10_000, ttlMs: 5_000 }) : null;
+    this.webhookTargets = options.keepLookups ? new MetadataCache({ max: 10_000, ttlMs: 5_000 }) : null;
     this.bytes = new ObjectCache(options.bytes.maxObjectBytes, options.bytes.maxTotalBytes);
   }
 
@@ -76,6 +84,7 @@ export class Caches {
         this.objects?.adopt(epochs.objects);
         this.bucketRules?.adopt(epochs.buckets);
         this.bucketsByName?.adopt(epochs.buckets);
+        this.webhookTargets?.adopt(epochs.buckets);
       },
       () => this.distrust(),
     );
@@ -91,6 +100,7 @@ export class Caches {
     const local = kind === 'keys' ? this.keyOwners : kind === 'objects' ? this.objects : this.bucketRules;
     local?.distrust();
     if (kind === 'buckets') this.bucketsByName?.distrust();
+    if (kind === 'buckets') this.webhookTargets?.distrust();
     // Key and plan changes can come from the CLI, a process with no caches of its own; so can moves, deletions
     // and metadata edits of files (`pail files`): a process that keeps no lookups announces every change it makes.
     const announced = this.options.db && (kind === 'keys' || !this.options.keepLookups) ? moveCacheEpoch(this.options.db) : undefined;
@@ -109,6 +119,7 @@ export class Caches {
       const epoch = await shared.bump(kind);
       local?.adopt(epoch);
       if (kind === 'buckets') this.bucketsByName?.adopt(epoch);
+      if (kind === 'buckets') this.webhookTargets?.adopt(epoch);
     } catch (error) {
       // Other instances serve the old lookup at most until its time-to-live ends.
       this.options.onError(error, 'cache invalidation did not reach Redis');
@@ -148,6 +159,7 @@ export class Caches {
     this.objects?.distrust();
     this.bucketRules?.distrust();
     this.bucketsByName?.distrust();
+    this.webhookTargets?.distrust();
   }
 }
 

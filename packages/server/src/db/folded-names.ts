@@ -12,8 +12,12 @@
  * made an ordinary one, since lower case picks ς or σ from the letters around.
  */
 export function foldName(name: string): string {
+  // ASCII (most names) is its own NFC, and upper then lower case is lower case there: one call instead of four.
+  if (ASCII.test(name)) return name.toLowerCase();
   return name.normalize('NFC').toUpperCase().toLowerCase().replaceAll('ς', 'σ');
 }
+
+const ASCII = /^[\p{ASCII}]*$/u;
 
 /** `text` for a LIKE pattern with `\` as its escape: `%`, `_` and `\` match only themselves. */
 export function escapeLike(text: string): string {

@@ -21,6 +21,13 @@ import {
 import { nameSortKeys } from './migrations/name-sort-keys.js';
 import { publicAccessBlocks } from './migrations/public-access.js';
 import { tags } from './migrations/tags.js';
+import { versions } from './migrations/versions.js';
+import { auditLog, webhookEvents } from './migrations/events.js';
+import { lifecycle } from './migrations/lifecycle.js';
+import { objectLock } from './migrations/object-lock.js';
+import { userDeletion } from './migrations/user-deletion.js';
+import { deliveryPruning } from './migrations/delivery-pruning.js';
+import { webhookBatches } from './migrations/webhook-batches.js';
 
 export type { Dialect } from './migrations/columns.js';
 
@@ -47,6 +54,14 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0017_public_access_blocks': publicAccessBlocks(dialect),
         '0018_name_sort_keys': nameSortKeys(dialect),
         '0019_tags': tags(),
+        '0020_versions': versions(dialect),
+        '0021_lifecycle': lifecycle(dialect),
+        '0022_events': webhookEvents(dialect),
+        '0023_audit_log': auditLog(dialect),
+        '0024_object_lock': objectLock(dialect),
+        '0025_user_deletion': userDeletion(),
+        '0026_delivery_pruning': deliveryPruning(),
+        '0027_webhook_batches': webhookBatches(dialect),
       };
     },
   };

@@ -24,16 +24,35 @@ import { foldName } from './folded-names.js';
 const PART_END = '\u0001';
 
 export function nameSortKey(filename: string): string {
-  return filename
-    .split('/')
-    .map((part) => (part === '' ? '' : naturalForm(foldName(part)) + PART_END + part))
-    .join('/');
+  let key = '';
+  let start = 0;
+  for (;;) {
+    const end = filename.indexOf('/', start);
+    const part = end === -1 ? filename.slice(start) : filename.slice(start, end);
+    if (part !== '') key += naturalForm(foldName(part)) + PART_END + part;
+    if (end === -1) return key;
+    key += '/';
+    start = end + 1;
+  }
 }
 
+/** Each run of digits as its length's length, its length, then its digits without leading zeros (read once, char by char: this runs on every upload). */
 function naturalForm(text: string): string {
-  return text.replace(/[0-9]+/g, (run) => {
-    const digits = run.replace(/^0+/, '');
-    const length = String(digits.length);
-    return `${length.length}${length}${digits}`;
-  });
+  let out = '';
+  let copiedTo = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (!isDigit(text.charCodeAt(i))) continue;
+    let end = i + 1;
+    while (end < text.length && isDigit(text.charCodeAt(end))) end++;
+    let first = i;
+    while (first < end && text.charCodeAt(first) === ZERO) first++;
+    const length = String(end - first);
+    out += text.slice(copiedTo, i) + length.length + length + text.slice(first, end);
+    copiedTo = end;
+    i = end - 1;
+  }
+  return copiedTo === 0 ? text : out + text.slice(copiedTo);
 }
+
+const ZERO = 48;
+const isDigit = (code: number): boolean => code >= ZERO && code <= 57;

@@ -4,6 +4,7 @@
  * integers come back as numbers (the PostgreSQL pool parses int8).
  */
 import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
+import type { EventTables } from './event-tables.js';
 
 export interface UsersTable {
   id: Generated<number>;
@@ -12,6 +13,8 @@ export interface UsersTable {
   plan: string;
   storage_used_bytes: Generated<number>;
   created_at: string;
+  /** When the operator deleted the account (domain/user-deletion.ts); null: live. Not part of AccountRow. */
+  deleted_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SessionsTable {
@@ -59,7 +62,36 @@ export interface BucketsTable {
   allowed_types: string | null;
   /** Its tags (S3's bucket tagging), canonical JSON (domain/object-tags.ts); null: none. Not read with the bucket: only bucket tagging reads it. */
   tags: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 'unversioned' (the default), 'enabled' or 'suspended'; once enabled, never unversioned again (domain/versions.ts). */
+  versioning: Generated<BucketVersioning>;
+  /** The part of total_bytes its noncurrent versions hold (delete markers hold none). */
+  noncurrent_bytes: Generated<number>;
+  /** 1: made with object lock (versioned for good; domain/object-lock.ts). */
+  object_lock: Generated<number>;
+  /** Its default retention's mode (GOVERNANCE or COMPLIANCE); null: none. */
+  lock_default_mode: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Its default retention's length in days, or in years (one of the two with a mode). */
+  lock_default_days: ColumnType<number | null, number | null | undefined, number | null>;
+  lock_default_years: ColumnType<number | null, number | null | undefined, number | null>;
 }
+
+/**
+ * A version's retention and legal hold (object lock), keyed by the version's
+ * storage key, whichever table holds the version's row; written in the commit
+ * that makes the version, changed by PutObjectRetention and the like.
+ */
+export interface VersionLocksTable {
+  storage_key: string;
+  bucket_id: number;
+  filename: string;
+  /** GOVERNANCE or COMPLIANCE; null: no retention. */
+  mode: string | null;
+  /** ISO 8601, with mode. */
+  retain_until: string | null;
+  legal_hold: Generated<number>;
+}
+
+export type BucketVersioning = 'unversioned' | 'enabled' | 'suspended';
 
 export interface ObjectsTable {
   bucket_id: number;
@@ -86,6 +118,37 @@ export interface ObjectsTable {
   upload_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** That upload's parts, JSON [[number, size, checksum?], …] (domain/object-parts.ts); null when not multipart or completed before 0016. Not part of ObjectRow. */
   parts: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Its version id in a versioned bucket; null: S3's `null` version (every file of an unversioned bucket). */
+  version_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/**
+ * A noncurrent version or a delete marker (migration 0020): the columns of an
+ * objects row, and when it stopped being current. `id` orders a file's
+ * versions (higher is newer).
+ */
+export interface ObjectVersionsTable {
+  id: Generated<number>;
+  bucket_id: number;
+  filename: string;
+  version_id: string | null;
+  /** Null for a delete marker. */
+  storage_key: string | null;
+  size: number;
+  content_type: string;
+  etag: string;
+  inline: number;
+  metadata: string | null;
+  checksums: string | null;
+  tags: string | null;
+  upload_id: string | null;
+  parts: string | null;
+  created_at: string;
+  updated_at: string;
+  noncurrent_at: string;
+  is_delete_marker: number;
+  /** Who made a delete marker ("key:12", "session:…", "operator", …); null otherwise. */
+  deleted_by: string | null;
 }
 
 /** Small files' bytes, kept beside their rows and written in the same transaction (object-writes/). */
@@ -124,6 +187,8 @@ export interface MultipartUploadsTable {
   checksum_algorithm: string | null;
   /** COMPOSITE (a checksum of the parts' checksums) or FULL_OBJECT (of every byte); null without an algorithm. */
   checksum_type: string | null;
+  /** The object lock CreateMultipartUpload asked for (JSON, domain/object-lock.ts), for the completed object; null: the bucket's default. */
+  lock: string | null;
 }
 
 /** A part kept for a multipart upload: its bytes in the blob store, its MD5 (hex) its ETag. */
@@ -176,12 +241,27 @@ export interface BucketPublicAccessBlocksTable {
   restrict_public_buckets: number;
 }
 
-export interface Database {
+/** A bucket's lifecycle rules (domain/lifecycle-rules.ts), as JSON; a bucket without a row has none. */
+export interface BucketLifecycleTable {
+  bucket_id: number;
+  rules: string;
+}
+
+/** Background work one instance at a time does (the lifecycle sweep): who holds it, until when (ms since the epoch). */
+export interface BackgroundLeasesTable {
+  name: string;
+  holder: string;
+  until_ms: number;
+}
+
+// Issue 39's tables (webhooks, their outbox, the audit log) are declared beside: event-tables.ts.
+export interface Database extends EventTables {
   users: UsersTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
   buckets: BucketsTable;
   objects: ObjectsTable;
+  object_versions: ObjectVersionsTable;
   inline_blobs: InlineBlobsTable;
   cache_epochs: CacheEpochsTable;
   upload_reservations: UploadReservationsTable;
@@ -190,6 +270,9 @@ export interface Database {
   bucket_cors: BucketCorsTable;
   bucket_public_access_blocks: BucketPublicAccessBlocksTable;
   resumable_uploads: ResumableUploadsTable;
+  bucket_lifecycle: BucketLifecycleTable;
+  background_leases: BackgroundLeasesTable;
+  version_locks: VersionLocksTable;
 }
 
 /** The database, or a transaction on it: repository functions take either. */
@@ -197,11 +280,12 @@ export type Db = Kysely<Database>;
 
 export type UserRow = Selectable<UsersTable>;
 export type BucketRow = Omit<Selectable<BucketsTable>, 'tags'>;
-export type ObjectRow = Omit<Selectable<ObjectsTable>, 'name_folded' | 'name_sort' | 'upload_id' | 'parts'>;
+export type ObjectRow = Omit<Selectable<ObjectsTable>, 'name_folded' | 'name_sort' | 'upload_id' | 'parts' | 'version_id'> & { version_id?: string | null };
+export type ObjectVersionRow = Selectable<ObjectVersionsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
-/** A user as requests carry it (and caches keep it): everything but the password hash. */
-export type AccountRow = Omit<UserRow, 'password_hash'>;
+/** A user as requests carry it (and caches keep it): everything but the password hash (and the deletion mark: a live account's is null). */
+export type AccountRow = Omit<UserRow, 'password_hash' | 'deleted_at'>;
 
 /** What an upload needs of a bucket: the fields fixed when it is created. */
 export type BucketIdentity = Pick<BucketRow, 'id' | 'owner_id' | 'storage_name'>;

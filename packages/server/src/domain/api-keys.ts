@@ -27,6 +27,7 @@ import { nowIso, systemClock, type Clock } from './clock.js';
 import { errors } from './errors.js';
 import { hasExpired, parseKeyLimits, type KeyLimits, type KeyLimitsInput } from './key-limits.js';
 import { looksLikeAccessKeyId, type S3CredentialSealer } from './s3-credentials.js';
+import { OPERATOR, recordAudit, type Actor } from './audit.js';
 
 export type { KeyOwner };
 
@@ -71,6 +72,7 @@ export async function createApiKey(
   maxKeys: number,
   sealer: S3CredentialSealer,
   clock: Clock = systemClock,
+  actor: Actor = OPERATOR,
 ): Promise<CreatedApiKey> {
   const name = parseKeyName(input.name);
   const ownBuckets = input.buckets == null ? new Set<number>() : new Set((await listLiveBuckets(db, userId)).map((b) => b.id));
@@ -97,6 +99,7 @@ export async function createApiKey(
     (trx) => insertApiKey(trx, values),
   );
   if (!row) throw errors.tooMany('API keys', maxKeys);
+  await recordAudit(db, { userId, actor, action: 'key.created', target: `key:${row.id}`, details: { name: row.name, prefix: row.prefix } });
   const view = { id: row.id, name: row.name, prefix: row.prefix, key, created_at: row.created_at, ...limitsView(limits) };
   return { ...view, access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey };
 }
@@ -106,9 +109,10 @@ export async function listApiKeys(db: Db, userId: number): Promise<ApiKey[]> {
 }
 
 /** Revokes a key: from the moment this returns, on every instance, it opens nothing. */
-export async function revokeApiKey(ports: { db: Db; caches: Caches }, userId: number, keyId: number): Promise<void> {
+export async function revokeApiKey(ports: { db: Db; caches: Caches }, userId: number, keyId: number, actor: Actor = OPERATOR): Promise<void> {
   if (!(await revokeKey(ports.db, userId, keyId, nowIso()))) throw errors.apiKeyNotFound();
   await ports.caches.changed('keys');
+  await recordAudit(ports.db, { userId, actor, action: 'key.revoked', target: `key:${keyId}` });
 }
 
 const hasSealedSecret = (owner: KeyOwner): owner is KeyOwner & { sealedSecret: string } => owner.sealedSecret !== undefined;

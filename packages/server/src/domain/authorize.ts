@@ -36,6 +36,8 @@ export const ACTION_PERMISSIONS = {
   /** Unfinished uploads, as S3's ListMultipartUploads and AbortMultipartUpload ask: listing reads, cancelling writes. */
   listUploads: ['read'],
   cancelUpload: ['write'],
+  /** Removing or shortening what a GOVERNANCE retention protects (object lock), when the request asks to. */
+  bypassGovernance: ['bypass-governance'],
 } as const satisfies Record<string, readonly Permission[]>;
 
 export type Action = keyof typeof ACTION_PERMISSIONS;
@@ -109,3 +111,6 @@ export const allows = (principal: Principal, action: Action, bucket?: BucketAcce
 
 /** The buckets a principal reaches, for queries that filter by them: null for every bucket of its owner. */
 export const bucketScope = (principal: Principal): readonly number[] | null => (principal.user === null ? [] : principal.limits.buckets);
+
+/** Whether a principal asking to bypass GOVERNANCE retention (x-amz-bypass-governance-retention) may: a key with the bypass-governance permission. */
+export const mayBypassGovernance = (principal: Principal, asked: boolean): boolean => asked && allows(principal, 'bypassGovernance');

@@ -8,16 +8,23 @@
  * then keeps.
  */
 import { fileTypeFromBuffer, supportedMimeTypes } from 'file-type';
-import { findBucketRules } from '../db/repositories/buckets.js';
-import type { BucketRow, Db } from '../db/schema.js';
+import { findBucketRules, type BucketRulesRow } from '../db/repositories/buckets.js';
+import type { BucketVersioning, Db } from '../db/schema.js';
 import type { MetadataCache } from '../cache/metadata-cache.js';
 import { errors } from './errors.js';
+import { defaultRetentionOf, type BucketLockRule } from './object-lock.js';
 
 export interface BucketRules {
   /** The largest file it accepts; null: the server's limit only. */
   maxFileBytes: number | null;
   /** The MIME types or `type/*` patterns it accepts; null: any. */
   allowedTypes: string[] | null;
+  /** Its versioning, as an upload sizes its reservation (a kept version frees nothing); the commit reads it afresh. */
+  versioning: BucketVersioning;
+  /** Its object lock and default retention, which every new version's lock starts from (object-lock.ts). */
+  lock: BucketLockRule;
+  /** Its lifecycle rules' JSON, for the expiry a write tells (lifecycle-expiry.ts); null: none. */
+  lifecycleRules: string | null;
 }
 
 /** How many first bytes the type detection reads (file-type needs at most this many for the types it knows). */
@@ -40,10 +47,22 @@ const ALIASES: Record<string, string> = {
   'video/x-m4v': 'video/mp4',
 };
 
-export const NO_RULES: BucketRules = { maxFileBytes: null, allowedTypes: null };
+export const NO_RULES: BucketRules = {
+  maxFileBytes: null,
+  allowedTypes: null,
+  versioning: 'unversioned',
+  lock: { enabled: false, defaultRetention: null },
+  lifecycleRules: null,
+};
 
-export function rulesOf(row: Pick<BucketRow, 'max_file_bytes' | 'allowed_types'>): BucketRules {
-  return { maxFileBytes: row.max_file_bytes, allowedTypes: row.allowed_types === null ? null : (JSON.parse(row.allowed_types) as string[]) };
+export function rulesOf(row: BucketRulesRow): BucketRules {
+  return {
+    maxFileBytes: row.max_file_bytes,
+    allowedTypes: row.allowed_types === null ? null : (JSON.parse(row.allowed_types) as string[]),
+    versioning: row.versioning,
+    lock: { enabled: row.object_lock === 1, defaultRetention: defaultRetentionOf(row) },
+    lifecycleRules: row.lifecycle_rules,
+  };
 }
 
 /** A bucket's rules, as the upload paths read them: cached, and forgotten on every instance when they change. */

@@ -32,8 +32,13 @@ export const errors = {
   notFound: () => new AppError('NotFound', 'Not found'),
   bucketNotFound: () => new AppError('BucketNotFound', 'Bucket not found'),
   fileNotFound: () => new AppError('FileNotFound', 'File not found'),
+  versioningLocked: () =>
+    new AppError('InvalidBucketState', 'An Object Lock configuration is present on this bucket, so the versioning state cannot be changed.'),
+  invalidVersionId: () => new AppError('ValidationError', 'Invalid version id specified'),
+  versionNotFound: () => new AppError('VersionNotFound', 'The specified version does not exist.'),
   nothingToZip: () => new AppError('FileNotFound', 'Nothing to zip: the folder or selection holds no file'),
   uploadNotFound: () => new AppError('NotFound', 'Upload not found (it finished, expired or was terminated)'),
+  noLifecycle: () => new AppError('NotFound', 'The bucket has no lifecycle rules'),
   offsetMismatch: (message: string) => new AppError('OffsetMismatch', message),
   apiKeyNotFound: () => new AppError('ApiKeyNotFound', 'API key not found'),
   fileExists: (filename: string) => new AppError('FileExists', `A file named ${filename} is there already; move with overwrite: true to replace it`),

@@ -4,13 +4,14 @@
  * and a key without limits, may do everything its owner may; what a key may
  * do is decided in authorize.ts.
  */
-import { PERMISSIONS, type Permission } from '@pail/shared';
+import { DEFAULT_PERMISSIONS, PERMISSIONS, type Permission } from '@pail/shared';
 import type { KeyLimits } from '../db/repositories/api-keys.js';
 import { errors } from './errors.js';
 
 export type { KeyLimits };
 
-export const NO_LIMITS: KeyLimits = { buckets: null, permissions: PERMISSIONS, expiresAt: null };
+/** A session's and the operator's: everything but bypassing GOVERNANCE retention, which only a key given bypass-governance may (object-lock.ts). */
+export const NO_LIMITS: KeyLimits = { buckets: null, permissions: DEFAULT_PERMISSIONS, expiresAt: null };
 
 export const hasExpired = (limits: KeyLimits, nowIso: string): boolean => limits.expiresAt !== null && limits.expiresAt <= nowIso;
 
@@ -29,7 +30,7 @@ export function parseKeyLimits(input: KeyLimitsInput, ownBucketIds: ReadonlySet<
     if (unknown !== undefined) throw errors.validation(`buckets: bucket ${unknown} not found`);
   }
   const expiresAt = parseExpiry(input, now);
-  const permissions = input.permissions ?? PERMISSIONS;
+  const permissions = input.permissions ?? DEFAULT_PERMISSIONS;
   return {
     buckets: buckets === null ? null : [...new Set(buckets)].sort((a, b) => a - b),
     permissions: PERMISSIONS.filter((p) => permissions.includes(p)),

@@ -22,10 +22,13 @@ import type { BucketRow, ObjectRow } from '../db/schema.js';
 import { bucketRules, checkedType, NO_RULES, TYPE_SNIFF_BYTES, type BucketRules } from './bucket-rules.js';
 import { getOwnBucket, getOwnBucketFor } from './buckets.js';
 import { errors } from './errors.js';
+import { refuseLockedRemoval, removalGuard } from './object-lock.js';
 import { objectBody, retireVersions } from './object-bytes.js';
 import { requireObject } from './objects.js';
 import type { StoragePorts } from './ports.js';
 import type { AccountPrincipal } from './principal.js';
+import { newVersionId, principalTag } from './version-ids.js';
+import { createdEventName, outboxFor, removedChange } from './webhook-events.js';
 
 export interface MoveRequest {
   from: string;
@@ -48,6 +51,8 @@ interface Move {
   /** The target's limits when it is another bucket; a file already in a bucket is not asked again for a rename. */
   rules: BucketRules;
   operation: string | null;
+  /** Who moves it (a versioned bucket's delete marker at the old name keeps it). */
+  by: string | null;
 }
 
 /**
@@ -67,12 +72,12 @@ export async function moveFiles(
     request.to_bucket_id === undefined || request.to_bucket_id === source.id
       ? source
       : await getOwnBucketFor(ports.db, principal, request.to_bucket_id, 'writeObject');
-  const move = await parseMove(ports, source, target, request, operation ?? null);
+  const move = { ...(await parseMove(ports, source, target, request, operation ?? null)), by: principalTag(principal) };
   const moved = move.folder ? await moveFolder(ports, move) : await moveFile(ports, move);
   return { moved, bucket_id: source.id, from: move.from, to_bucket_id: target.id, to: move.to };
 }
 
-async function parseMove(ports: StoragePorts, source: BucketRow, target: BucketRow, request: MoveRequest, operation: string | null): Promise<Move> {
+async function parseMove(ports: StoragePorts, source: BucketRow, target: BucketRow, request: MoveRequest, operation: string | null): Promise<Omit<Move, 'by'>> {
   const from = parseName('from', request.from);
   const to = parseName('to', request.to);
   const folder = isFolderMarker(from);
@@ -182,14 +187,26 @@ async function moveOne(ports: StoragePorts, move: Move, listed: ObjectRow, to: s
   let row: ObjectRow | undefined = listed;
   let moved;
   for (;;) {
+    // A move takes the version from its name (a locked one stays where it was locked: asked in the move's transaction, so
+    // a lock set meanwhile is seen), and an overwrite outside a versioned bucket removes the version at the new name:
+    // neither while locked (object-lock.ts).
+    const lockGuard = source.object_lock === 1 ? removalGuard(ports.clock) : undefined;
+    const replacing = move.overwrite && target.object_lock === 1 && target.versioning !== 'enabled' ? await findObjectRow(ports.db, target.id, to) : undefined;
+    if (replacing) await refuseLockedRemoval(ports, replacing.storage_key);
     try {
+      const outbox = await moveOutbox(ports, move, row, to);
       moved = await ports.writes.moveVersion({
         ownerId: source.owner_id,
         from: { bucketId: source.id, filename: row.filename, storageKey: row.storage_key },
         to: { bucketId: target.id, filename: to },
         // Folder markers are empty: one on the other is the same folder.
         overwrite: move.overwrite || isFolderMarker(to),
+        versionId: newVersionId(),
+        markerVersionId: newVersionId(),
+        movedBy: move.by,
         ...(contentType !== undefined ? { contentType } : {}),
+        ...(outbox.length > 0 ? { outbox } : {}),
+        ...(lockGuard !== undefined ? { lockGuard } : {}),
       });
       break;
     } catch (error) {
@@ -233,6 +250,17 @@ async function moveOne(ports: StoragePorts, move: Move, listed: ObjectRow, to: s
     cause: 'moved',
     operation: move.operation,
   });
-  if (replaced) await retireVersions(ports, [replaced]);
+  if (moved.retired.length > 0) await retireVersions(ports, moved.retired);
   return true;
+}
+
+/** Issue 39: a move's webhook events, written in its transaction: removed from the old name, created (a copy, to S3) under the new one. */
+async function moveOutbox(ports: StoragePorts, move: Move, row: ObjectRow, to: string) {
+  const principal = `user:${move.source.owner_id}`;
+  const removed = (await outboxFor(ports, move.source.id, [removedChange(row.filename, principal)])) ?? [];
+  const created =
+    (await outboxFor(ports, move.target.id, [
+      { event: 'object.created', eventName: createdEventName(move.operation, 'moved'), key: to, size: row.size, etag: row.etag, principal },
+    ])) ?? [];
+  return [...removed, ...created];
 }

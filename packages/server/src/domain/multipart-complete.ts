@@ -21,6 +21,7 @@ import { CHECKSUM_ALGORITHMS, checksumPassing, compositeChecksum } from './check
 import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { MultipartRefused, noSuchUpload } from './multipart-refusals.js';
 import { MAX_PART_NUMBER, requireUpload } from './multipart.js';
+import type { RequestedLock } from './object-lock.js';
 import type { StoragePorts } from './ports.js';
 import { uploadConcatenated, uploadObject } from './uploads.js';
 
@@ -54,6 +55,9 @@ export interface Completed extends UploadResult {
   etag: string;
   /** The object's checksum in the upload's algorithm (a COMPOSITE one ends in `-<parts>`); absent when the upload keeps none. */
   checksum?: { algorithm: string; value: string };
+  /** The object's tags (canonical JSON) and when it was made: what a lifecycle rule's expiry is counted from. */
+  tags: string | null;
+  lastModified: string | number;
 }
 
 /**
@@ -104,6 +108,8 @@ async function earlierCompletion(
     size: made.size,
     updated: false,
     etag: made.etag,
+    tags: made.tags,
+    lastModified: made.updated_at,
     ...(stored ? { checksum: { algorithm: stored[0], value: stored[1] } } : {}),
   };
 }
@@ -129,6 +135,7 @@ async function completeLive(ports: StoragePorts, input: CompleteInput): Promise<
     contentType: upload.content_type,
     ...(upload.metadata !== null ? { metadata: JSON.parse(upload.metadata) as Record<string, string> } : {}),
     ...(upload.tags !== null ? { tags: upload.tags } : {}),
+    ...(upload.lock !== null ? { lock: JSON.parse(upload.lock) as RequestedLock } : {}),
     ...(checksum ? { checksums: () => ({ [checksum.algorithm]: checksum.value() }) } : {}),
     ...(input.condition ? { condition: input.condition } : {}),
     // The upload and every part it kept (listed or not) end with the object's commit, in its transaction.
@@ -153,7 +160,13 @@ async function completeLive(ports: StoragePorts, input: CompleteInput): Promise<
   const result = await written.catch((error: unknown) => {
     throw error instanceof BlobNotFoundError ? noSuchUpload() : error;
   });
-  return { ...result, etag, ...(checksum ? { checksum: { algorithm: checksum.algorithm, value: checksum.value() } } : {}) };
+  return {
+    ...result,
+    etag,
+    tags: upload.tags,
+    lastModified: ports.clock.now(),
+    ...(checksum ? { checksum: { algorithm: checksum.algorithm, value: checksum.value() } } : {}),
+  };
 }
 
 /**

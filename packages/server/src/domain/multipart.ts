@@ -11,13 +11,14 @@ import type { AccountRow, BucketIdentity } from '../db/schema.js';
 import { bucketRules, checkDeclaredType } from './bucket-rules.js';
 import { nowIso } from './clock.js';
 import { errors } from './errors.js';
+import { lockForNewVersion, type RequestedLock } from './object-lock.js';
 import { MultipartRefused, noSuchUpload } from './multipart-refusals.js';
 import { dropBlobs } from './object-bytes.js';
 import { readingTurn } from './part-turns.js';
 import type { StoragePorts } from './ports.js';
 import { capOf } from './quota.js';
 import { UploadReservation } from './upload-reservations.js';
-import { timeOrderedUuid } from './uploads.js';
+import { timeOrderedUuid } from './storage-keys.js';
 
 export const MAX_PART_NUMBER = 10_000;
 
@@ -32,12 +33,17 @@ export async function beginUpload(
     metadata?: Record<string, string> | undefined;
     /** Its tags (canonical JSON, object-tags.ts), for the object it completes; absent: none. */
     tags?: string | undefined;
+    /** The object lock it asked for (x-amz-object-lock-*), for the object it completes; absent: the bucket's default then. */
+    lock?: RequestedLock | undefined;
     /** The flexible checksum its parts and object keep (checksum-algorithms.ts), and how the object's is made. */
     checksum?: { algorithm: string; type: 'COMPOSITE' | 'FULL_OBJECT' } | undefined;
   },
 ): Promise<string> {
   // A declared type the bucket does not take is refused now; the rest of its rules when the parts are complete.
-  checkDeclaredType(await bucketRules(ports, input.bucket.id), input.contentType);
+  const rules = await bucketRules(ports, input.bucket.id);
+  checkDeclaredType(rules, input.contentType);
+  // A lock the bucket cannot give is refused now, as S3 does; the object's lock is decided when it is completed.
+  lockForNewVersion(rules.lock, input.lock, ports.clock.now());
   // Hex, not base64url: an id starting with '-' reads as an option to command-line tools (aws s3api … --upload-id -x…).
   const id = randomBytes(24).toString('hex');
   const metadata = input.metadata && Object.keys(input.metadata).length > 0 ? JSON.stringify(input.metadata) : null;
@@ -49,6 +55,7 @@ export async function beginUpload(
     content_type: input.contentType,
     metadata,
     tags: input.tags ?? null,
+    lock: input.lock === undefined ? null : JSON.stringify(input.lock),
     created_at: nowIso(ports.clock),
     checksum_algorithm: input.checksum?.algorithm ?? null,
     checksum_type: input.checksum?.type ?? null,

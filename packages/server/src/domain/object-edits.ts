@@ -22,16 +22,21 @@ export async function editObjectRow(
   for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
     const edited = await edit(await requireObject(ports, bucket, filename));
     if (!edited) continue;
-    await ports.events.announce({
-      type: 'object-edited',
-      ownerId: bucket.owner_id,
-      bucketId: bucket.id,
-      bucketStorageName: bucket.storage_name,
-      filename,
-      storageKey: edited.storage_key,
-      operation,
-    });
+    await announceEdit(ports, bucket, edited, operation);
     return edited;
   }
   throw errors.unavailable(`The file kept being replaced while its ${what}; try again`);
+}
+
+/** Tells every instance a version's row was edited in place (object-edited on the commit seam), so no cache serves the row as it was. */
+export async function announceEdit(ports: StoragePorts, bucket: BucketRow, edited: ObjectRow, operation: string | null): Promise<void> {
+  await ports.events.announce({
+    type: 'object-edited',
+    ownerId: bucket.owner_id,
+    bucketId: bucket.id,
+    bucketStorageName: bucket.storage_name,
+    filename: edited.filename,
+    storageKey: edited.storage_key,
+    operation,
+  });
 }

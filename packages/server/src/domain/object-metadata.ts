@@ -11,7 +11,9 @@ import { bucketRules, checkedType, TYPE_SNIFF_BYTES } from './bucket-rules.js';
 import { errors } from './errors.js';
 import { editObjectRow } from './object-edits.js';
 import { objectBody } from './object-bytes.js';
+import { decodeTags, tagMap } from './object-tags.js';
 import { objectView } from './objects.js';
+import { fileLockView, lockOf, type VersionLock } from './object-lock.js';
 import type { StoragePorts } from './ports.js';
 
 /** The headers kept besides x-amz-meta-*, in the order S3 lists them. */
@@ -36,7 +38,7 @@ export const metadataBytes = (kept: Record<string, string>): number =>
 export const storedHeadersOf = (object: Pick<ObjectRow, 'metadata'>): Record<string, string> =>
   object.metadata === null ? {} : (JSON.parse(object.metadata) as Record<string, string>);
 
-export function fileDetails(storageHost: string, bucket: Pick<BucketRow, 'id' | 'storage_name'>, object: ObjectRow): FileDetails {
+export function fileDetails(storageHost: string, bucket: Pick<BucketRow, 'id' | 'storage_name'>, object: ObjectRow, lock: VersionLock): FileDetails {
   const stored = storedHeadersOf(object);
   const metadata: Record<string, string> = {};
   for (const [name, value] of Object.entries(stored)) {
@@ -46,7 +48,16 @@ export function fileDetails(storageHost: string, bucket: Pick<BucketRow, 'id' | 
     StoredHeaderField,
     string | null
   >;
-  return { ...objectView(storageHost, bucket, object), etag: object.etag, metadata, ...headers };
+  return { ...objectView(storageHost, bucket, object), etag: object.etag, metadata, ...headers, tags: tagMap(decodeTags(object.tags)), ...fileLockView(lock) };
+}
+
+/** A file's details with its lock, as every door shows them. */
+export async function fileDetailsOf(
+  ports: Pick<StoragePorts, 'db' | 'storageHost'>,
+  bucket: Pick<BucketRow, 'id' | 'storage_name'>,
+  object: ObjectRow,
+): Promise<FileDetails> {
+  return fileDetails(ports.storageHost, bucket, object, await lockOf(ports.db, object.storage_key));
 }
 
 /** A header name's characters (RFC 9110 token); S3 keeps user metadata names in lower case. */
@@ -116,7 +127,7 @@ export async function editObjectMetadata(
       updatedAt: new Date(ports.clock.now()).toISOString(),
     });
   });
-  return fileDetails(ports.storageHost, bucket, edited);
+  return fileDetailsOf(ports, bucket, edited);
 }
 
 /** The new type, when the bucket takes it for these bytes (its allowed types, checked against the first bytes as on upload). */

@@ -5,10 +5,11 @@
  * makes the version, or rewritten in place) and in the bucket's row. Doors
  * translate their formats (XML, x-amz-tagging) to a Tag list; the rules live here.
  */
-import type { BucketRow, Db } from '../db/schema.js';
+import type { BucketRow, Db, ObjectRow } from '../db/schema.js';
 import { findBucketTags, saveBucketTags } from '../db/repositories/bucket-tags.js';
 import { errors } from './errors.js';
-import { editObjectRow } from './object-edits.js';
+import { announceEdit, editObjectRow } from './object-edits.js';
+import { versionOrCurrent } from './version-lookup.js';
 
 import type { StoragePorts } from './ports.js';
 
@@ -58,17 +59,55 @@ export function decodeTags(json: string | null): Tag[] {
 /** How many tags a row keeps, without decoding them (x-amz-tagging-count on every read). */
 export const tagCount = (json: string | null): number => (json === null ? 0 : (JSON.parse(json) as unknown[]).length);
 
-/** A version replaced between the read and the rewrite is tagged again, from what it is now; past this many, 503. */
+/** Tags as the Pail API shows them, `{key: value}` in the kept (byte) order. */
+export const tagMap = (tags: readonly Tag[]): Record<string, string> => Object.fromEntries(tags.map(({ key, value }) => [key, value]));
+
+/** A `{key: value}` object as a tag list, to be checked and kept as any other. */
+export const tagsOfMap = (map: Readonly<Record<string, string>>): Tag[] => Object.entries(map).map(([key, value]) => ({ key, value }));
+
 /**
- * Replaces a file's tags (an empty list: removes them). Its bytes, ETag and
- * Last-Modified stay; every instance sees the change at once (object-edited
- * on the commit seam, as a metadata edit announces it).
+ * Replaces a version's tags (an empty list: removes them) and answers them as
+ * kept, with the version's id: the current version's, or the one
+ * `versionId` names (a noncurrent one is edited where it is kept). Its bytes,
+ * ETag and Last-Modified stay; every instance sees the change at once
+ * (object-edited on the commit seam, as a metadata edit announces it). A
+ * delete marker has no tags (DeleteMarkerNamed, version-lookup.ts).
  */
-export async function setObjectTags(ports: StoragePorts, bucket: BucketRow, filename: string, tags: readonly Tag[], operation: string | null): Promise<void> {
+export async function setObjectTags(
+  ports: StoragePorts,
+  bucket: BucketRow,
+  filename: string,
+  tags: readonly Tag[],
+  operation: string | null,
+  versionId?: string,
+): Promise<{ tags: Tag[]; versionId: string | null }> {
   const encoded = encodeTags(tags);
-  await editObjectRow(ports, bucket, filename, operation, 'tags were set', (current) =>
-    ports.writes.editTags({ bucketId: bucket.id, filename, storageKey: current.storage_key, tags: encoded }),
-  );
+  const found = await versionOrCurrent(ports, bucket, filename, versionId);
+  let edited: ObjectRow;
+  if (versionId === undefined) {
+    // The current version, whichever it is by the time the edit lands.
+    edited = await editObjectRow(ports, bucket, filename, operation, 'tags were set', (current) =>
+      ports.writes.editTags({ bucketId: bucket.id, filename, storageKey: current.storage_key, tags: encoded }),
+    );
+  } else {
+    // That version, current or kept: a write displacing it meanwhile leaves it the same version.
+    const row = await ports.writes.editTags({ bucketId: bucket.id, filename, storageKey: found.object.storage_key, tags: encoded, orKept: true });
+    if (!row) throw errors.versionNotFound();
+    await announceEdit(ports, bucket, row, operation);
+    edited = row;
+  }
+  return { tags: decodeTags(edited.tags), versionId: edited.version_id ?? null };
+}
+
+/** A version's tags and id: the current version's, or the one `versionId` names (as setObjectTags finds it). */
+export async function objectTags(
+  ports: Pick<StoragePorts, 'db'>,
+  bucket: Pick<BucketRow, 'id' | 'versioning'>,
+  filename: string,
+  versionId?: string,
+): Promise<{ tags: Tag[]; versionId: string | null }> {
+  const { object } = await versionOrCurrent(ports, bucket, filename, versionId);
+  return { tags: decodeTags(object.tags), versionId: object.version_id ?? null };
 }
 
 /** The bucket's tags; null when it has none (S3's NoSuchTagSet). */

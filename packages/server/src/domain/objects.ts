@@ -1,14 +1,19 @@
 /** Files in buckets: their names, their views, listing, finding one to read, deleting. */
+import { outboxFor, removedChange } from './webhook-events.js';
 import { filenameProblem, type BucketObject } from '@pail/shared';
 import { WriteRefused } from '../db/object-writes/object-writes.js';
 import { findBucketAndObject, findObjectRow, listObjectRows, type BucketRef, type ReadableObject } from '../db/repositories/objects.js';
-import type { BucketRow, ObjectRow } from '../db/schema.js';
+import type { BucketRow, BucketVersioning, ObjectRow } from '../db/schema.js';
 import { errors } from './errors.js';
 import { authorize } from './authorize.js';
 import { retireVersions } from './object-bytes.js';
+import { removalGuard } from './object-lock.js';
 import type { StoragePorts } from './ports.js';
 import type { Principal } from './principal.js';
 import { listSorted, parseSortAndSearch } from './sorted-listing.js';
+import { newVersionId, principalTag, shownVersionId } from './version-ids.js';
+import { pastPrefix } from '../db/name-ranges.js';
+import { pageLimit } from './page-limits.js';
 
 export type { ReadableObject };
 
@@ -105,11 +110,13 @@ export async function listObjectRowsPage(
   const delimiter = query.delimiter || undefined;
   const cursor = query.cursor === undefined || query.cursor === '' ? query.after || undefined : decodeCursor(query.cursor);
   // A folder's cursor continues after every name in it.
-  let start = cursor !== undefined && delimiter !== undefined && cursor.endsWith(delimiter) ? { from: pastPrefix(cursor) } : { after: cursor };
+  let start: { from?: string | null; after?: string | undefined } =
+    cursor !== undefined && delimiter !== undefined && cursor.endsWith(delimiter) ? { from: pastPrefix(cursor) } : { after: cursor };
   const entries: ({ row: ObjectRow } | { folder: string })[] = [];
   let skipping: string | undefined;
-  while (entries.length <= limit) {
-    const rows = await listObjectRows(ports.db, bucket.id, { prefix, ...start, limit: limit + 1 });
+  // from null: no name comes after the folded prefix.
+  while (entries.length <= limit && start.from !== null) {
+    const rows = await listObjectRows(ports.db, bucket.id, { prefix, from: start.from ?? undefined, after: start.after, limit: limit + 1 });
     for (const row of rows) {
       if (skipping !== undefined && row.filename.startsWith(skipping)) continue;
       skipping = undefined;
@@ -137,24 +144,7 @@ export async function listObjectRowsPage(
   };
 }
 
-/**
- * The first name after every name that starts with `prefix` (`a/b/` → `a/b0`):
- * its last character moved one on. Names sort by their UTF-8 bytes, which
- * keep code point order, so this holds for any last character.
- */
-function pastPrefix(prefix: string): string {
-  const last = prefix.codePointAt(prefix.length - 1)!;
-  const lastLength = last > 0xffff ? 2 : 1;
-  return prefix.slice(0, -lastLength) + String.fromCodePoint(last + 1);
-}
-
-function parseLimit(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return MAX_PAGE_SIZE;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_PAGE_SIZE) {
-    throw errors.validation(`limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
-  }
-  return Number(raw);
-}
+const parseLimit = (raw: string | undefined): number => pageLimit(raw, MAX_PAGE_SIZE);
 
 const encodeCursor = (filename: string): string => Buffer.from(filename, 'utf8').toString('base64url');
 
@@ -173,28 +163,75 @@ export async function requireObject(ports: Pick<StoragePorts, 'db'>, bucket: Pic
   return object;
 }
 
-/** Deletes a file; `operation` is the door's name for the request, for whoever hears of it (object-events.ts). */
-export async function deleteObject(ports: StoragePorts, bucket: BucketRow, filename: string, operation?: string): Promise<void> {
-  let removed;
+/** What a delete did: in a versioned bucket, the delete marker it added (S3 answers its version id). */
+export interface DeleteOutcome {
+  versioning: BucketVersioning;
+  /** The delete marker's version id (`null` for the null version); null when no marker was added (unversioned). */
+  markerVersionId: string | null;
+}
+
+/**
+ * Deletes a file; `operation` is the door's name for the request, for
+ * whoever hears of it (object-events.ts). In a versioned bucket it adds a
+ * delete marker and keeps the file restorable (decisions.md); `by` is kept
+ * on the marker for the trash. `evenIfAbsent`: S3 adds a marker even when
+ * the name holds no file; otherwise FileNotFound. `onlyStorageKey`: only
+ * while that version is still the current one (a lifecycle rule weighed it;
+ * a newer write stays), otherwise FileNotFound. A delete that would remove
+ * a locked version (anywhere but a versioned bucket, where it adds a marker)
+ * is refused (object-lock.ts); `bypassGovernance`: the caller may and asks to
+ * bypass GOVERNANCE retention.
+ */
+export async function deleteObject(
+  ports: StoragePorts,
+  bucket: BucketRow,
+  filename: string,
+  operation?: string,
+  options: { by?: Principal | null; evenIfAbsent?: boolean; onlyStorageKey?: string; bypassGovernance?: boolean } = {},
+): Promise<DeleteOutcome> {
+  let deleted;
+  // Only a bucket made with object lock holds locked versions (others skip the lookup); the delete asks about
+  // a version it would remove for good (none where versioning is enabled) in its own transaction.
+  const lockGuard = bucket.object_lock === 1 ? removalGuard(ports.clock, options.bypassGovernance === true) : undefined;
   try {
-    removed = await ports.writes.deleteVersion(bucket, filename);
+    // Issue 39: the webhook events of the delete, written in its transaction.
+    // Outside an unversioned bucket a delete adds a marker: S3 names that event DeleteMarkerCreated.
+    const outbox = await outboxFor(ports, bucket.id, [removedChange(filename, `user:${bucket.owner_id}`, bucket.versioning !== 'unversioned')]);
+    deleted = await ports.writes.deleteVersion(bucket, filename, {
+      markerVersionId: newVersionId(),
+      deletedBy: principalTag(options.by),
+      ...(options.evenIfAbsent ? { evenIfAbsent: true } : {}),
+      outbox,
+      ...(options.onlyStorageKey !== undefined ? { onlyStorageKey: options.onlyStorageKey } : {}),
+      ...(lockGuard !== undefined ? { lockGuard } : {}),
+    });
   } catch (error) {
     if (error instanceof WriteRefused) throw error.refusal === 'no-file' ? errors.fileNotFound() : errors.bucketNotFound();
     throw error;
   }
-  await ports.events.announce({
-    type: 'object-removed',
-    ownerId: bucket.owner_id,
-    bucketId: bucket.id,
-    bucketStorageName: bucket.storage_name,
-    filename,
-    storageKey: removed.storage_key,
-    size: removed.size,
-    etag: removed.etag,
-    cause: 'deleted',
-    operation: operation ?? null,
-  });
-  await retireVersions(ports, [removed]);
+  const { removed } = deleted;
+  if (removed) {
+    await ports.events.announce({
+      type: 'object-removed',
+      ownerId: bucket.owner_id,
+      bucketId: bucket.id,
+      bucketStorageName: bucket.storage_name,
+      filename,
+      storageKey: removed.storage_key,
+      size: removed.size,
+      etag: removed.etag,
+      cause: 'deleted',
+      operation: operation ?? null,
+    });
+  } else {
+    // A delete marker over no file changes only what a versioned read of the name finds.
+    await ports.caches.changed('objects');
+  }
+  if (deleted.retired) await retireVersions(ports, [deleted.retired]);
+  return {
+    versioning: deleted.versioning,
+    markerVersionId: deleted.marker ? shownVersionId(deleted.marker.versionId) : null,
+  };
 }
 
 /** One key per (bucket, file); a name as a client sent it may hold a '/', so its length comes first. */

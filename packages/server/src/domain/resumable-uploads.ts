@@ -29,7 +29,8 @@ import { AppError, errors } from './errors.js';
 import { isFolderMarker } from '@pail/shared';
 import type { StoragePorts } from './ports.js';
 import { ResumableHashes } from './resumable-hashes.js';
-import { commitStoredBlob, timeOrderedUuid } from './uploads.js';
+import { timeOrderedUuid } from './storage-keys.js';
+import { commitStoredBlob } from './uploads.js';
 import { capOf } from './quota.js';
 
 /** This process's running content hashes of the uploads whose bytes it receives. */

@@ -1,20 +1,16 @@
 /**
  * S3 credentials (issue 23): an access key id and a secret access key made
  * with every API key. SigV4 proves knowledge of the secret with an HMAC, so
- * the server needs the secret itself, not a hash: it is stored sealed with
- * AES-256-GCM under a key derived from the server secret every instance
- * shares (as UrlSigner derives its own), with its own label so the two keys
- * never coincide.
+ * the server needs the secret itself, not a hash: it is stored sealed
+ * (secret-sealer.ts), bound to its access key id, under a key of its own.
  */
 import { LRUCache } from 'lru-cache';
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomInt } from 'node:crypto';
+import { createHmac, randomBytes, randomInt } from 'node:crypto';
+import { SecretSealer } from './secret-sealer.js';
 
 /** RFC 4648 base32 letters: AWS access key ids use A-Z and 2-7. */
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 const ACCESS_KEY_ID_LENGTH = 20;
-const SEALED_VERSION = 'v1';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 /** Signing keys kept: one per credential, day and region in use. */
 const SIGNING_KEYS_KEPT = 1024;
 const VERIFIED_URLS_KEPT = 10_000;
@@ -29,7 +25,7 @@ export interface IssuedCredential {
 }
 
 export class S3CredentialSealer {
-  private readonly key: Buffer;
+  private readonly sealer: SecretSealer;
   private readonly signingKeys = new LRUCache<string, Buffer>({ max: SIGNING_KEYS_KEPT });
   /**
    * Presigned urls whose signature was verified, by what the signature covers
@@ -43,7 +39,7 @@ export class S3CredentialSealer {
 
   /** `secret` is the server secret shared by every instance. */
   constructor(secret: string) {
-    this.key = createHmac('sha256', secret).update('pail s3 credentials v1').digest();
+    this.sealer = new SecretSealer(secret, 'pail s3 credentials v1');
   }
 
   issue(): IssuedCredential {
@@ -56,11 +52,7 @@ export class S3CredentialSealer {
 
   /** The access key id is bound in as associated data: a sealed secret copied onto another key's row does not open. */
   seal(accessKeyId: string, secretAccessKey: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    cipher.setAAD(Buffer.from(accessKeyId, 'utf8'));
-    const sealed = Buffer.concat([cipher.update(secretAccessKey, 'utf8'), cipher.final()]);
-    return `${SEALED_VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url')}`;
+    return this.sealer.seal(accessKeyId, secretAccessKey);
   }
 
   /**
@@ -97,18 +89,7 @@ export class S3CredentialSealer {
 
   /** The secret, or null when the sealed text is not ours (another server secret, or altered). */
   open(accessKeyId: string, sealedSecret: string): string | null {
-    const [version, body] = sealedSecret.split('.');
-    if (version !== SEALED_VERSION || body === undefined) return null;
-    const bytes = Buffer.from(body, 'base64url');
-    if (bytes.length <= IV_BYTES + TAG_BYTES) return null;
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES));
-      decipher.setAAD(Buffer.from(accessKeyId, 'utf8'));
-      decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-      return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
-    } catch {
-      return null;
-    }
+    return this.sealer.open(accessKeyId, sealedSecret);
   }
 }
 

@@ -198,6 +198,8 @@ export async function signFileUrl(
     throw errors.validation('content_type must be a MIME type such as image/png');
   }
   const bucket = await getOwnBucket(ports.db, principal.user!.id, rawBucketId);
+  // With the bucket: a key limited to other buckets finds none here.
+  authorize(principal, 'signUrl', bucket);
   if (method === 'GET' && !(await findObjectRow(ports.db, bucket.id, filename))) throw errors.fileNotFound();
   // In whole seconds, rounded up: a url asked for N seconds works for at least N (floored, one asked for 1 could last a millisecond).
   const expires = Math.ceil(ports.clock.now() / 1000) + (input.expires_in ?? DEFAULT_SIGNED_URL_SECONDS);

@@ -8,8 +8,8 @@
  * garbage collection removes later. Once committed, the new version is
  * announced (object-events.ts) before the replaced one's bytes go.
  */
+import { outboxFor, writtenChange } from './webhook-events.js';
 import { isFolderMarker, type UploadResult } from '@pail/shared';
-import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { BlobTooLargeError } from '../blob/blob-store.js';
 import { contentHashOf, createContentHasher } from '../blob/content-hash.js';
@@ -22,10 +22,13 @@ import { bucketRules, checkDeclaredType, checkedType, TYPE_SNIFF_BYTES } from '.
 import { errors } from './errors.js';
 import { noSuchUpload } from './multipart-refusals.js';
 import { dropBlobs, retireVersions } from './object-bytes.js';
+import { newVersionLock, type RequestedLock } from './object-lock.js';
 import { encodeParts, type ObjectPart } from './object-parts.js';
 import type { StoragePorts } from './ports.js';
 import { capOf, type Quota } from './quota.js';
+import { timeOrderedUuid } from './storage-keys.js';
 import { UploadReservation } from './upload-reservations.js';
+import { newVersionId } from './version-ids.js';
 
 export interface UploadInput {
   owner: AccountRow;
@@ -43,6 +46,8 @@ export interface UploadInput {
   metadata?: Record<string, string>;
   /** Its tags, canonical JSON (object-tags.ts), written in the commit with the version; absent: none. */
   tags?: string;
+  /** The object lock its request asked for (S3's x-amz-object-lock-* headers); absent: the bucket's default retention, if any (object-lock.ts). */
+  lock?: RequestedLock;
   /**
    * The ETag to keep instead of the content hash, read once the body has
    * been (the S3 API's: the MD5 of the bytes, which S3 tools compare with).
@@ -112,6 +117,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
   const rules = await bucketRules(ports, bucket.id);
   const maxFileBytes = Math.min(ports.limits.maxFileBytes, input.maxBytes ?? Infinity, rules.maxFileBytes ?? Infinity);
   checkDeclaredType(rules, input.contentType);
+  const lock = await newVersionLock(ports, rules, bucket.id, filename, input.lock);
   const quota = capOf(ports.limits, owner);
   const marker = isFolderMarker(filename);
   if (marker && input.declaredSize !== undefined && input.declaredSize > 0) throw errors.folderMarkerNotEmpty();
@@ -144,8 +150,9 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       stored = { size: body.small.length, contentHash: input.etag ? input.etag() : await contentHashOf(body.small), inlineBytes: body.small };
     } else {
       // Bytes bound for the blob store are held against the cap from the start (upload-reservations.ts),
-      // all of them when the length is declared, else as they stream; the replaced version's bytes count as freed.
-      const replacedSize = (await findObjectRow(ports.db, bucket.id, filename))?.size ?? 0;
+      // all of them when the length is declared, else as they stream; the replaced version's bytes count as freed
+      // unless its bucket keeps it (versioning; rules.versioning as cached, the commit asks again).
+      const replacedSize = rules.versioning !== 'unversioned' ? 0 : ((await findObjectRow(ports.db, bucket.id, filename))?.size ?? 0);
       const declared = input.declaredSize;
       const needed = declared === undefined ? 0 : Math.max(0, declared - replacedSize - (input.heldBytes ?? 0));
       reservation = await UploadReservation.take(ports, owner.id, needed, { quota, maxUploads: ports.limits.maxUploadsPerUser });
@@ -164,6 +171,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
     const change: CommitInput = {
       ownerId: owner.id,
       quota,
+      versionId: newVersionId(),
       ...(reservation ? { reservationId: reservation.id } : {}),
       bucketId: bucket.id,
       filename,
@@ -173,13 +181,13 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       ...(input.etag ? { contentHash: input.etag() } : {}),
       ...(input.metadata && Object.keys(input.metadata).length > 0 ? { metadata: JSON.stringify(input.metadata) } : {}),
       ...(input.tags !== undefined ? { tags: input.tags } : {}),
-      ...(input.tags !== undefined ? { tags: input.tags } : {}),
+      ...(lock ? { lock } : {}),
       ...checksumsOf(input),
       ...(input.condition ? { condition: input.condition } : {}),
       ...(input.endsUpload !== undefined ? { endsUpload: input.endsUpload } : {}),
       ...(input.parts !== undefined ? { parts: encodeParts(input.parts) } : {}),
     };
-    return await afterCommit(ports, bucket, change, await commit(ports, quota, input.beforeCommit, change), input.operation);
+    return await afterCommit(ports, bucket, change, await commit(ports, quota, input.beforeCommit, change, input.operation), input.operation);
   } finally {
     await reservation?.release();
   }
@@ -195,7 +203,7 @@ export async function uploadConcatenated(
   ports: StoragePorts,
   input: Pick<
     UploadInput,
-    'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'tags' | 'checksums' | 'condition' | 'endsUpload' | 'parts' | 'operation'
+    'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'tags' | 'lock' | 'checksums' | 'condition' | 'endsUpload' | 'parts' | 'operation'
   > & {
     /** The blobs, in order, and their total size (they are all held against the cap: heldBytes). */
     sources: string[];
@@ -235,7 +243,7 @@ export async function commitStoredBlob(
   ports: StoragePorts,
   input: Pick<
     UploadInput,
-    'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'tags' | 'checksums' | 'condition' | 'endsUpload' | 'parts' | 'operation'
+    'owner' | 'bucket' | 'filename' | 'contentType' | 'metadata' | 'tags' | 'lock' | 'checksums' | 'condition' | 'endsUpload' | 'parts' | 'operation'
   > & {
     storageKey: string;
     size: number;
@@ -249,9 +257,11 @@ export async function commitStoredBlob(
   const { owner, bucket, filename, storageKey } = input;
   const quota = capOf(ports.limits, owner);
   const contentHash = input.contentHash ?? (await storedContentHash(ports, storageKey));
+  const lock = await newVersionLock(ports, await bucketRules(ports, bucket.id), bucket.id, filename, input.lock);
   const change: CommitInput = {
     ownerId: owner.id,
     quota,
+    versionId: newVersionId(),
     ...(input.reservationId !== undefined ? { reservationId: input.reservationId } : {}),
     bucketId: bucket.id,
     filename,
@@ -261,13 +271,14 @@ export async function commitStoredBlob(
     contentHash,
     ...(input.metadata && Object.keys(input.metadata).length > 0 ? { metadata: JSON.stringify(input.metadata) } : {}),
     ...(input.tags !== undefined ? { tags: input.tags } : {}),
+    ...(lock ? { lock } : {}),
     ...checksumsOf(input),
     ...(input.condition ? { condition: input.condition } : {}),
     ...(input.endsUpload !== undefined ? { endsUpload: input.endsUpload } : {}),
     ...(input.parts !== undefined ? { parts: encodeParts(input.parts) } : {}),
     ...(input.endsResumable !== undefined ? { endsResumable: input.endsResumable } : {}),
   };
-  return afterCommit(ports, bucket, change, await commit(ports, quota, undefined, change), input.operation);
+  return afterCommit(ports, bucket, change, await commit(ports, quota, undefined, change, input.operation), input.operation);
 }
 
 /**
@@ -310,7 +321,9 @@ async function afterCommit(
   }
   if (replaced) await retireVersions(ports, [replaced]);
   await dropBlobs(ports, committed.endedParts);
-  return { filename, size: change.size, updated: replaced !== null };
+  // S3 names the new version only where versions are kept (a suspended bucket's write is the null version, unnamed).
+  const versioned = committed.versioning === 'enabled' && committed.versionId !== null ? { version_id: committed.versionId } : {};
+  return { filename, size: change.size, updated: committed.overwrote, ...versioned };
 }
 
 /** The content hash of a stored blob, read back (content-hash.ts). */
@@ -338,9 +351,19 @@ async function firstBytesOf(ports: Pick<StoragePorts, 'blobs'>, sources: string[
 }
 
 /** The commit, after `before` (UploadInput.beforeCommit); on a refusal the stored bytes are removed and the refusal becomes the answer. */
-async function commit(ports: StoragePorts, quota: Quota, before: (() => Promise<void>) | undefined, input: CommitInput): Promise<Committed> {
+async function commit(
+  ports: StoragePorts,
+  quota: Quota,
+  before: (() => Promise<void>) | undefined,
+  input: CommitInput,
+  operation: string | undefined,
+): Promise<Committed> {
   try {
     await before?.();
+    // Issue 39: the webhook events this commit writes in its own transaction (none, and no wait, without a webhook).
+    const events = outboxFor(ports, input.bucketId, [writtenChange(input.filename, input.size, input.contentHash, operation, `user:${input.ownerId}`)]);
+    const outbox = events instanceof Promise ? await events : events;
+    if (outbox) input.outbox = outbox;
     return await ports.writes.commitUpload(input);
   } catch (error) {
     if (!input.inlineBytes) await ports.blobs.delete([input.storageKey]).catch(() => {});
@@ -362,17 +385,6 @@ function refusalError(refusal: Refusal, quota?: Quota): Error {
 function checksumsOf(input: Pick<UploadInput, 'checksums'>): { checksums?: string } {
   const checksums = input.checksums?.();
   return checksums && Object.keys(checksums).length > 0 ? { checksums: JSON.stringify(checksums) } : {};
-}
-
-/**
- * A UUIDv7 (RFC 9562): the time in milliseconds, then random bits, so new
- * storage keys land at the end of the storage-key indexes
- * (docs/performance.md). Made from Node's pooled randomUUID().
- */
-export function timeOrderedUuid(): string {
-  const time = Date.now().toString(16).padStart(12, '0');
-  // randomUUID(): xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx; keep its random bits after the version digit.
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
 }
 
 function ignoreUntilRead(): void {}

@@ -5,6 +5,8 @@
  */
 import type { ErrorCode } from '@pail/shared';
 import type { AppError } from '../domain/errors.js';
+import { shownVersionId } from '../domain/version-ids.js';
+import { DeleteMarkerNamed } from '../domain/version-lookup.js';
 
 export class S3Error extends Error {
   constructor(
@@ -63,10 +65,14 @@ const FROM_DOMAIN: Record<ErrorCode, { code: string; status: number }> = {
   ValidationError: { code: 'InvalidArgument', status: 400 },
   Unauthorized: { code: 'AccessDenied', status: 403 },
   Forbidden: { code: 'AccessDenied', status: 403 },
+  // S3 refuses removing a locked version with 403 AccessDenied; Pail's message says what holds it and until when.
+  ObjectLocked: { code: 'AccessDenied', status: 403 },
+  InvalidBucketState: { code: 'InvalidBucketState', status: 409 },
   SignupClosed: { code: 'AccessDenied', status: 403 },
   NotFound: { code: 'NoSuchKey', status: 404 },
   BucketNotFound: { code: 'NoSuchBucket', status: 404 },
   FileNotFound: { code: 'NoSuchKey', status: 404 },
+  VersionNotFound: { code: 'NoSuchVersion', status: 404 },
   ApiKeyNotFound: { code: 'InvalidAccessKeyId', status: 403 },
   BucketNameTaken: { code: 'BucketAlreadyOwnedByYou', status: 409 },
   EmailTaken: { code: 'InvalidArgument', status: 409 },
@@ -90,6 +96,13 @@ const FROM_DOMAIN: Record<ErrorCode, { code: string; status: number }> = {
 };
 
 export function fromAppError(error: AppError): S3Error {
+  // A delete marker has no tags or ACL to read or set: S3's 405, saying which marker it was.
+  if (error instanceof DeleteMarkerNamed) {
+    return new S3Error('MethodNotAllowed', 405, 'The specified method is not allowed against this resource.', {
+      'x-amz-delete-marker': 'true',
+      'x-amz-version-id': shownVersionId(error.marker.versionId),
+    });
+  }
   const { code, status } = FROM_DOMAIN[error.code];
   return new S3Error(code, status, error.message, error.headers);
 }

@@ -7,6 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BucketRow, NamedBucket } from '../db/schema.js';
 import { getOwnBucketByName, ownNamedBucket } from '../domain/buckets.js';
+import { shownVersionId } from '../domain/version-ids.js';
 import type { AppContext } from '../http/context.js';
 import type { S3Caller } from './auth.js';
 import { checkObjectAcl } from './object-acl.js';
@@ -41,4 +42,9 @@ export async function ownBucketForNewObject(ctx: AppContext, target: S3Target, r
   const bucket = await ownNamedBucket(ctx.storage, target.caller.principal, target.bucket, S3_ACTION[target.operation]);
   checkObjectAcl(request.headers['x-amz-acl'], bucket.public === 1);
   return bucket;
+}
+
+/** x-amz-version-id on an answer about one version (its tags, say), as S3 sends it: only in a bucket that has been versioned. */
+export function versionIdHeader(reply: FastifyReply, bucket: Pick<BucketRow, 'versioning'>, versionId: string | null): FastifyReply {
+  return bucket.versioning === 'unversioned' ? reply : reply.header('x-amz-version-id', shownVersionId(versionId));
 }

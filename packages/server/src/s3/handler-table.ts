@@ -10,6 +10,7 @@ import { CreateBucket } from './handlers/create-bucket.js';
 import { CreateMultipartUpload } from './handlers/create-multipart-upload.js';
 import { DeleteBucket } from './handlers/delete-bucket.js';
 import { DeleteBucketCors } from './handlers/delete-bucket-cors.js';
+import { DeleteBucketLifecycle } from './handlers/delete-bucket-lifecycle.js';
 import { DeleteBucketTagging } from './handlers/delete-bucket-tagging.js';
 import { DeleteObject } from './handlers/delete-object.js';
 import { DeleteObjects } from './handlers/delete-objects.js';
@@ -17,12 +18,17 @@ import { DeleteObjectTagging } from './handlers/delete-object-tagging.js';
 import { DeletePublicAccessBlock } from './handlers/delete-public-access-block.js';
 import { GetBucketAcl } from './handlers/get-bucket-acl.js';
 import { GetBucketCors } from './handlers/get-bucket-cors.js';
+import { GetBucketLifecycleConfiguration } from './handlers/get-bucket-lifecycle-configuration.js';
 import { GetBucketTagging } from './handlers/get-bucket-tagging.js';
 import { GetBucketLocation } from './handlers/get-bucket-location.js';
 import { GetBucketVersioning } from './handlers/get-bucket-versioning.js';
+import { PutBucketVersioning } from './handlers/put-bucket-versioning.js';
 import { GetObject } from './handlers/get-object.js';
 import { GetObjectAcl } from './handlers/get-object-acl.js';
 import { GetObjectAttributes } from './handlers/get-object-attributes.js';
+import { GetObjectLegalHold } from './handlers/get-object-legal-hold.js';
+import { GetObjectLockConfiguration } from './handlers/get-object-lock-configuration.js';
+import { GetObjectRetention } from './handlers/get-object-retention.js';
 import { GetObjectTagging } from './handlers/get-object-tagging.js';
 import { GetPublicAccessBlock } from './handlers/get-public-access-block.js';
 import { HeadBucket } from './handlers/head-bucket.js';
@@ -35,9 +41,13 @@ import { ListObjectsV2 } from './handlers/list-objects-v2.js';
 import { ListParts } from './handlers/list-parts.js';
 import { PutBucketAcl } from './handlers/put-bucket-acl.js';
 import { PutBucketCors } from './handlers/put-bucket-cors.js';
+import { PutBucketLifecycleConfiguration } from './handlers/put-bucket-lifecycle-configuration.js';
 import { PutBucketTagging } from './handlers/put-bucket-tagging.js';
 import { PutObject } from './handlers/put-object.js';
 import { PutObjectAcl } from './handlers/put-object-acl.js';
+import { PutObjectLegalHold } from './handlers/put-object-legal-hold.js';
+import { PutObjectLockConfiguration } from './handlers/put-object-lock-configuration.js';
+import { PutObjectRetention } from './handlers/put-object-retention.js';
 import { PutObjectTagging } from './handlers/put-object-tagging.js';
 import { PutPublicAccessBlock } from './handlers/put-public-access-block.js';
 import { UploadPart } from './handlers/upload-part.js';
@@ -52,6 +62,7 @@ export const HANDLERS: Record<S3Operation, Handler> = {
   DeleteBucket,
   GetBucketLocation,
   GetBucketVersioning,
+  PutBucketVersioning,
   GetBucketAcl,
   PutBucketAcl,
   GetBucketCors,
@@ -60,6 +71,15 @@ export const HANDLERS: Record<S3Operation, Handler> = {
   GetBucketTagging,
   PutBucketTagging,
   DeleteBucketTagging,
+  GetBucketLifecycleConfiguration,
+  PutBucketLifecycleConfiguration,
+  DeleteBucketLifecycle,
+  GetObjectLockConfiguration,
+  PutObjectLockConfiguration,
+  GetObjectRetention,
+  PutObjectRetention,
+  GetObjectLegalHold,
+  PutObjectLegalHold,
   GetPublicAccessBlock,
   PutPublicAccessBlock,
   DeletePublicAccessBlock,

@@ -11,11 +11,18 @@ import { parsePartNumber } from '../domain/multipart.js';
 import { MultipartRefused } from '../domain/multipart-refusals.js';
 import { partRead } from '../domain/object-parts.js';
 import { tagCount } from '../domain/object-tags.js';
-import { findReadable } from '../domain/objects.js';
-import { ANONYMOUS } from '../domain/principal.js';
+import { expirationRules } from '../domain/lifecycle-expiry.js';
+import { AppError } from '../domain/errors.js';
+import { findReadable, type ReadableObject } from '../domain/objects.js';
+import type { BucketRef } from '../domain/versions.js';
+import { ANONYMOUS, type Principal } from '../domain/principal.js';
+import { findReadableVersion, isWellFormedVersionId, latestDeleteMarkerAt, shownVersionId } from '../domain/versions.js';
+import { lockOf } from '../domain/object-lock.js';
+import { lockHeaders } from './object-lock.js';
 import type { AppContext } from '../http/context.js';
 import { sendObject } from '../http/downloads.js';
 import { checkPreconditions } from './conditions.js';
+import { expirationHeader } from './expiration.js';
 import { S3Error, s3Errors } from './errors.js';
 import type { S3Target } from './handler-support.js';
 import { metadataHeaders } from './metadata.js';
@@ -25,7 +32,12 @@ import { queryValue, type QueryPairs } from './query.js';
 export async function readObject(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, target: S3Target): Promise<FastifyReply> {
   // The caller's bucket by name and the object in one lookup, cached as the Pail API's reads are.
   const { principal } = target.caller;
-  const found = await findReadable(ctx.storage, { ownerName: { ownerId: principal.user.id, name: target.bucket } }, target.key, principal);
+  const bucketRef = { ownerName: { ownerId: principal.user.id, name: target.bucket } };
+  const versionId = queryValue(target.query, 'versionId');
+  const found: ReadableObject & { isLatest?: boolean } =
+    versionId === undefined
+      ? await currentOrMarker(ctx, bucketRef, target.key, principal)
+      : await versionAsked(ctx, bucketRef, target.key, principal, versionId);
   checkPreconditions(request.headers, found.object);
   const part = await partAsked(ctx, request, target.query, found.object);
   // The stored headers, then what the request asks to override (response-content-type sets content-type, and so on).
@@ -35,11 +47,66 @@ export async function readObject(ctx: AppContext, request: FastifyRequest, reply
     storedChecksumHeaders(request, target.query, found.object),
     taggingCountHeader(found.object),
   );
+  // Expiration rules expire current versions only; a bucket without rules skips this.
+  if (found.bucket.lifecycle_rules !== null && (versionId === undefined || found.isLatest === true)) Object.assign(headers, expiryHeader(found));
+  if (found.bucket.versioning !== 'unversioned') headers['x-amz-version-id'] = shownVersionId(found.object.version_id);
+  // Only a bucket made with object lock has locks to tell: others skip the lookup.
+  if (found.bucket.object_lock === 1) Object.assign(headers, lockHeaders(await lockOf(ctx.db, found.object.storage_key)));
   if (part) Object.assign(headers, part.headers);
   for (const [name, value] of target.query) {
     if (name.startsWith('response-') && (RESPONSE_OVERRIDES as readonly string[]).includes(name)) headers[name.slice('response-'.length)] = value;
   }
   return sendObject(ctx.storage, request, reply, found, headers, part?.range);
+}
+
+/**
+ * The object a request on a key names: the version `versionId` names, else
+ * the current one, with S3's answers for a delete marker and a missing
+ * version. GetObjectAttributes reads the same way.
+ */
+export async function objectAsked(
+  ctx: AppContext,
+  bucketRef: BucketRef,
+  key: string,
+  principal: Principal,
+  versionId: string | undefined,
+): Promise<ReadableObject> {
+  return versionId === undefined ? currentOrMarker(ctx, bucketRef, key, principal) : versionAsked(ctx, bucketRef, key, principal, versionId);
+}
+
+/** The current version; when there is none and the latest is a delete marker, S3's 404 says so (x-amz-delete-marker). */
+async function currentOrMarker(ctx: AppContext, bucketRef: BucketRef, key: string, principal: Principal): Promise<ReadableObject> {
+  try {
+    return await findReadable(ctx.storage, bucketRef, key, principal);
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'FileNotFound')) throw error;
+    const marker = await latestDeleteMarkerAt(ctx.storage, bucketRef, key);
+    if (!marker) throw new S3Error('NoSuchKey', 404, 'The specified key does not exist.', { 'x-amz-delete-marker': 'false' });
+    throw new S3Error('NoSuchKey', 404, 'The specified key does not exist.', {
+      'x-amz-delete-marker': 'true',
+      'x-amz-version-id': shownVersionId(marker.versionId),
+    });
+  }
+}
+
+/** GetObject and HeadObject with ?versionId=: that version, or 405 for a delete marker, 404 NoSuchVersion, 400 for a malformed id. */
+async function versionAsked(
+  ctx: AppContext,
+  bucketRef: BucketRef,
+  key: string,
+  principal: Principal,
+  versionId: string,
+): Promise<ReadableObject & { isLatest: boolean }> {
+  if (!isWellFormedVersionId(versionId)) throw s3Errors.invalidArgument('Invalid version id specified');
+  const found = await findReadableVersion(ctx.storage, bucketRef, key, principal, versionId);
+  if ('deleteMarker' in found) {
+    throw new S3Error('MethodNotAllowed', 405, 'The specified method is not allowed against this resource.', {
+      'x-amz-delete-marker': 'true',
+      'x-amz-version-id': shownVersionId(found.deleteMarker.versionId),
+      'last-modified': new Date(found.deleteMarker.lastModified).toUTCString(),
+    });
+  }
+  return { bucket: found.bucket, object: found.object, isLatest: found.isLatest };
 }
 
 /**
@@ -69,6 +136,17 @@ async function partAsked(
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** x-amz-expiration when the bucket's lifecycle rules expire this (current) object; a bucket without rules does nothing more. */
+const expiryHeader = ({ bucket, object }: ReadableObject): Readonly<Record<string, string>> =>
+  bucket.lifecycle_rules === null
+    ? NO_HEADERS
+    : expirationHeader(expirationRules(bucket.lifecycle_rules), {
+        filename: object.filename,
+        size: object.size,
+        tags: object.tags,
+        lastModified: object.updated_at,
+      });
 
 /** x-amz-tagging-count, as S3 sends it: only when the object has tags. */
 const taggingCountHeader = (object: ObjectRow): Readonly<Record<string, string>> =>
@@ -119,6 +197,7 @@ export async function readAnonymously(
     ...metadataHeaders(found.object),
     ...storedChecksumHeaders(request, address.query, found.object),
     ...taggingCountHeader(found.object),
+    ...expiryHeader(found),
     ...part?.headers,
   };
   return sendObject(ctx.storage, request, reply, found, headers, part?.range);

@@ -1,10 +1,10 @@
 /**
  * Which S3 operation a request is. Only the operations Pail serves are
  * recognised, each with the query parameters it understands; anything else
- * (PUT ?versioning, GET ?torrent) is
+ * (GET ?torrent, PUT ?lifecycle) is
  * 501 NotImplemented, so it can never be mistaken for a plain PutObject or
  * GetObject and change or reveal an object. A write whose headers ask for
- * what Pail cannot do (encryption, object lock) is 501 too, never
+ * what Pail cannot do (encryption, website redirects) is 501 too, never
  * stored without it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -21,6 +21,7 @@ export type S3Operation =
   | 'DeleteBucket'
   | 'GetBucketLocation'
   | 'GetBucketVersioning'
+  | 'PutBucketVersioning'
   | 'GetBucketAcl'
   | 'PutBucketAcl'
   | 'GetBucketCors'
@@ -29,6 +30,15 @@ export type S3Operation =
   | 'GetBucketTagging'
   | 'PutBucketTagging'
   | 'DeleteBucketTagging'
+  | 'GetBucketLifecycleConfiguration'
+  | 'PutBucketLifecycleConfiguration'
+  | 'DeleteBucketLifecycle'
+  | 'GetObjectLockConfiguration'
+  | 'PutObjectLockConfiguration'
+  | 'GetObjectRetention'
+  | 'PutObjectRetention'
+  | 'GetObjectLegalHold'
+  | 'PutObjectLegalHold'
   | 'GetPublicAccessBlock'
   | 'PutPublicAccessBlock'
   | 'DeletePublicAccessBlock'
@@ -64,6 +74,7 @@ export const S3_ACTION: Record<S3Operation, Action> = {
   DeleteBucket: 'manageBucket',
   GetBucketLocation: 'readBucket',
   GetBucketVersioning: 'readBucket',
+  PutBucketVersioning: 'manageBucket',
   GetBucketAcl: 'readBucket',
   // A bucket's ACL is its visibility, which only a manage key may change (as POST /:id/visibility).
   PutBucketAcl: 'manageBucket',
@@ -74,6 +85,18 @@ export const S3_ACTION: Record<S3Operation, Action> = {
   GetBucketTagging: 'readBucket',
   PutBucketTagging: 'manageBucket',
   DeleteBucketTagging: 'manageBucket',
+  // Rules that delete files: changing them manages the bucket, as on the Pail API.
+  GetBucketLifecycleConfiguration: 'readBucket',
+  PutBucketLifecycleConfiguration: 'manageBucket',
+  DeleteBucketLifecycle: 'manageBucket',
+  // A bucket setting, as its CORS; once enabled, object lock cannot be turned off, only its default retention changed.
+  GetObjectLockConfiguration: 'readBucket',
+  PutObjectLockConfiguration: 'manageBucket',
+  // A version's lock is part of what a writer writes (x-amz-object-lock-* on PutObject); shortening one is refused by the rule, not the action.
+  GetObjectRetention: 'readObject',
+  PutObjectRetention: 'writeObject',
+  GetObjectLegalHold: 'readObject',
+  PutObjectLegalHold: 'writeObject',
   // A bucket setting, as its CORS: reading it reads the bucket, changing it manages it.
   GetPublicAccessBlock: 'readBucket',
   PutPublicAccessBlock: 'manageBucket',
@@ -145,7 +168,7 @@ export const RESPONSE_OVERRIDES = [
   'response-content-language',
   'response-expires',
 ] as const;
-const GET_OBJECT_PARAMS = new Set<string>(['x-amz-checksum-mode', 'partNumber', ...RESPONSE_OVERRIDES]);
+const GET_OBJECT_PARAMS = new Set<string>(['x-amz-checksum-mode', 'partNumber', 'versionId', ...RESPONSE_OVERRIDES]);
 const LIST_UPLOADS_PARAMS = new Set(['uploads', 'prefix', 'delimiter', 'key-marker', 'upload-id-marker', 'max-uploads', 'encoding-type']);
 const LIST_PARTS_PARAMS = new Set(['uploadId', 'max-parts', 'part-number-marker', 'encoding-type']);
 const UPLOAD_PART_PARAMS = new Set(['partNumber', 'uploadId']);
@@ -170,6 +193,7 @@ export function operationOf(method: string, bucket: string, key: string, query: 
   if (key === '') {
     if (method === 'GET' && sole('location')) return 'GetBucketLocation';
     if (method === 'GET' && sole('versioning')) return 'GetBucketVersioning';
+    if (method === 'PUT' && sole('versioning')) return 'PutBucketVersioning';
     if (method === 'GET' && sole('acl')) return 'GetBucketAcl';
     if (method === 'PUT' && sole('acl')) return 'PutBucketAcl';
     if (method === 'GET' && sole('cors')) return 'GetBucketCors';
@@ -178,6 +202,11 @@ export function operationOf(method: string, bucket: string, key: string, query: 
     if (method === 'GET' && sole('tagging')) return 'GetBucketTagging';
     if (method === 'PUT' && sole('tagging')) return 'PutBucketTagging';
     if (method === 'DELETE' && sole('tagging')) return 'DeleteBucketTagging';
+    if (method === 'GET' && sole('lifecycle')) return 'GetBucketLifecycleConfiguration';
+    if (method === 'PUT' && sole('lifecycle')) return 'PutBucketLifecycleConfiguration';
+    if (method === 'DELETE' && sole('lifecycle')) return 'DeleteBucketLifecycle';
+    if (method === 'GET' && sole('object-lock')) return 'GetObjectLockConfiguration';
+    if (method === 'PUT' && sole('object-lock')) return 'PutObjectLockConfiguration';
     if (method === 'GET' && sole('publicAccessBlock')) return 'GetPublicAccessBlock';
     if (method === 'PUT' && sole('publicAccessBlock')) return 'PutPublicAccessBlock';
     if (method === 'DELETE' && sole('publicAccessBlock')) return 'DeletePublicAccessBlock';
@@ -195,12 +224,20 @@ export function operationOf(method: string, bucket: string, key: string, query: 
     if (method === 'DELETE') return 'DeleteBucket';
     throw unsupported();
   }
-  if (method === 'GET' && sole('acl')) return 'GetObjectAcl';
-  if (method === 'PUT' && sole('acl')) return 'PutObjectAcl';
-  if (method === 'GET' && sole('attributes')) return 'GetObjectAttributes';
-  if (method === 'GET' && sole('tagging')) return 'GetObjectTagging';
-  if (method === 'PUT' && sole('tagging')) return 'PutObjectTagging';
-  if (method === 'DELETE' && sole('tagging')) return 'DeleteObjectTagging';
+  // One version of a key, for good (domain/versions.ts; a locked one is refused: object-lock.ts).
+  if (method === 'DELETE' && sole('versionId')) return 'DeleteObject';
+  // An object's sub-resources, of its current version or of the one versionId names.
+  const subresource = (name: string) => names.includes(name) && only(new Set([name, 'versionId']));
+  if (method === 'GET' && subresource('acl')) return 'GetObjectAcl';
+  if (method === 'PUT' && subresource('acl')) return 'PutObjectAcl';
+  if (method === 'GET' && subresource('attributes')) return 'GetObjectAttributes';
+  if (method === 'GET' && subresource('retention')) return 'GetObjectRetention';
+  if (method === 'PUT' && subresource('retention')) return 'PutObjectRetention';
+  if (method === 'GET' && subresource('legal-hold')) return 'GetObjectLegalHold';
+  if (method === 'PUT' && subresource('legal-hold')) return 'PutObjectLegalHold';
+  if (method === 'GET' && subresource('tagging')) return 'GetObjectTagging';
+  if (method === 'PUT' && subresource('tagging')) return 'PutObjectTagging';
+  if (method === 'DELETE' && subresource('tagging')) return 'DeleteObjectTagging';
   if (method === 'POST' && sole('uploads')) return writing('CreateMultipartUpload');
   if (method === 'POST' && sole('uploadId')) return 'CompleteMultipartUpload';
   if (method === 'DELETE' && sole('uploadId')) return 'AbortMultipartUpload';
@@ -219,19 +256,14 @@ export function operationOf(method: string, bucket: string, key: string, query: 
 }
 
 /** Write headers naming something Pail never does; any value asks for it. */
-const UNSUPPORTED_WRITE_HEADERS = [
-  'x-amz-object-lock-mode',
-  'x-amz-object-lock-retain-until-date',
-  'x-amz-object-lock-legal-hold',
-  'x-amz-website-redirect-location',
-];
+const UNSUPPORTED_WRITE_HEADERS = ['x-amz-website-redirect-location'];
 
 /**
  * 501 for a new object's headers (or POST Object's form fields, named the
  * same) that ask for what Pail cannot do: storing the object without it
  * would be a success that did nothing. Pail does not encrypt
  * at rest (SSE-S3, SSE-KMS and SSE-C alike; MinIO without KMS answers the
- * same), has no object lock, no website redirects, one storage class and no
+ * same), has no website redirects, one storage class and no
  * per-object ACLs (grants, or canned ACLs beyond the three object-acl.ts
  * weighs). STANDARD is the truth, so it passes. (Tags are kept: tagging.ts.)
  */

@@ -23,6 +23,8 @@ import { addCorsHeaders, addCorsHeadersByStorageName } from './cors-answers.js';
 import { S3Error, s3Errors } from './errors.js';
 import { metadataOf } from './metadata.js';
 import { checkedTags, tagsFromXml } from './tagging.js';
+import { checkLockedWrite, requestedLockOf } from './object-lock.js';
+import { bucketRules } from '../domain/bucket-rules.js';
 import { checkObjectAcl, OBJECT_CANNED_ACLS } from './object-acl.js';
 import { checksumHeaders } from './object-reads.js';
 import { verifyCredential } from './auth.js';
@@ -62,8 +64,10 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
     // An object has its bucket's visibility (as with PutObject): only the ACL it gets anyway is taken (object-acl.ts).
     if (acl !== undefined && !OBJECT_CANNED_ACLS.has(acl)) throw s3Errors.notImplemented(`acl ${acl}`);
     checkObjectAcl(acl, bucket.public === 1);
-    // The fields PutObject would have as headers get its refusals (encryption, object lock, storage class).
+    // The fields PutObject would have as headers get its refusals (encryption, storage class) and its lock.
     refuseUnsupportedWrite(Object.fromEntries(fields));
+    const lock = requestedLockOf(Object.fromEntries(fields));
+    checkLockedWrite({}, lock, (await bucketRules(ctx.storage, bucket.id)).lock, false);
     // A form's tags are a tagging field holding a Tagging document.
     const tagging = fields.get('tagging') ?? '';
     const tags = tagging === '' ? undefined : checkedTags(tagsFromXml(tagging));
@@ -79,6 +83,7 @@ export async function postObject(ctx: AppContext, request: FastifyRequest, reply
       contentType: contentTypeFor(filename, fields.get('content-type')),
       metadata: metadataOf(Object.fromEntries(fields)),
       tags,
+      lock,
       etag: checked.md5Hex,
       ...(verified.checksums ? { checksums: verified.checksums } : {}),
       ...(policy.length ? { maxBytes: policy.length.max } : {}),

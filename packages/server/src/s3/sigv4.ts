@@ -129,12 +129,12 @@ export function parseCredential(credential: string, amzDate: string): Pick<Claim
 }
 
 function parseSignedHeaders(list: string): string[] {
-  const names = list.split(';');
-  if (!names.includes('host') || names.some((name) => !/^[a-z0-9-]+$/.test(name))) {
-    throw s3Errors.malformedAuth('SignedHeaders must be lowercase header names separated by ; and include host');
-  }
+  const names = SIGNED_HEADER_LIST.test(list) ? list.split(';') : [];
+  if (!names.includes('host')) throw s3Errors.malformedAuth('SignedHeaders must be lowercase header names separated by ; and include host');
   return names;
 }
+
+const SIGNED_HEADER_LIST = /^[a-z0-9-]+(?:;[a-z0-9-]+)*$/;
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
@@ -193,26 +193,46 @@ export function signatureMatches(request: SignedRequest, claimed: ClaimedSignatu
     return timingSafeEqual(createHmac('sha256', signingKey).update(stringToSign).digest(), sent);
   };
   // Node reads header values byte for byte (latin1), so this is the request as sent: UTF-8 metadata as its bytes.
-  // (An ASCII request reads the same either way, and crypto.hash takes a string as UTF-8.)
-  const ascii = !NON_ASCII.test(canonical);
-  if (matches(ascii ? hash('sha256', canonical, 'hex') : createHash('sha256').update(canonical, 'latin1').digest('hex'))) return true;
+  // (An ASCII request reads the same either way, and crypto.hash takes a string as UTF-8.) Only header values
+  // can hold other characters: the method is a token, and the path and query are percent-encoded.
+  const ascii = canonical.ascii;
+  const text = canonical.text;
+  if (matches(ascii ? hash('sha256', text, 'hex') : createHash('sha256').update(text, 'latin1').digest('hex'))) return true;
   // Some signers (the AWS SDK for JavaScript on Node) send a latin1 header value but sign its UTF-8: taken too.
-  return !ascii && matches(hash('sha256', canonical, 'hex'));
+  return !ascii && matches(hash('sha256', text, 'hex'));
 }
 
 const NON_ASCII = /[\u0080-\uffff]/;
 
-function canonicalRequest(request: SignedRequest, claimed: ClaimedSignature): string {
+/** SigV4's canonical request, and whether it is all ASCII. Built by concatenation: it runs on every S3 request. */
+function canonicalRequest(request: SignedRequest, claimed: ClaimedSignature): { text: string; ascii: boolean } {
   // S3 signs the path encoded once, segment by segment; decoding first makes any client's encoding of it the same.
   const path = decodePath(request.path).map(strictEncode).join('/');
-  const query = request.query
-    .filter(([name]) => !(claimed.presigned && name === 'X-Amz-Signature'))
-    .map(([name, value]) => [strictEncode(name), strictEncode(value)] as const)
-    .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
-    .map(([name, value]) => `${name}=${value}`)
-    .join('&');
-  const headers = claimed.signedHeaders.map((name) => `${name}:${headerValue(request.headers[name])}\n`).join('');
-  return [request.method, path, query, headers, claimed.signedHeaders.join(';'), claimed.payloadHash].join('\n');
+  let text = `${request.method}\n${path}\n${canonicalQuery(request.query, claimed.presigned)}\n`;
+  let ascii = true;
+  for (const name of claimed.signedHeaders) {
+    const value = headerValue(request.headers[name]);
+    if (ascii && NON_ASCII.test(value)) ascii = false;
+    text += `${name}:${value}\n`;
+  }
+  text += `\n${claimed.signedHeaders.join(';')}\n${claimed.payloadHash}`;
+  return { text, ascii };
 }
 
-const headerValue = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(',') : (value ?? '')).trim().replace(/\s+/g, ' ');
+/** The query's pairs encoded and sorted by name, then value (a presigned url's own signature left out). */
+function canonicalQuery(query: QueryPairs, presigned: boolean): string {
+  const pairs: [string, string][] = [];
+  for (const [name, value] of query) if (!(presigned && name === 'X-Amz-Signature')) pairs.push([strictEncode(name), strictEncode(value)]);
+  if (pairs.length > 1) pairs.sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0));
+  let text = '';
+  for (const [name, value] of pairs) text += text === '' ? `${name}=${value}` : `&${name}=${value}`;
+  return text;
+}
+
+/** A header value as SigV4 signs it: trimmed, each run of whitespace one space (most values need neither). */
+function headerValue(value: string | string[] | undefined): string {
+  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  return NEEDS_TIDYING.test(text) ? text.trim().replace(/\s+/g, ' ') : text;
+}
+
+const NEEDS_TIDYING = /^\s|\s$|\s\s|[^\S ]/;

@@ -1,7 +1,8 @@
 /**
  * The books a test closes after clients did their worst: every count equals
- * what a listing shows, and every byte in the blob store belongs to a file or
- * a kept part (none uncounted, none missing). Read through the running
+ * what a listing shows (kept versions included), and every byte in the blob
+ * store belongs to a file, a kept version or a kept part (none uncounted,
+ * none missing). Read through the running
  * server's own database handle and blob store, on either backend.
  */
 import type { Kysely } from 'kysely';
@@ -22,7 +23,8 @@ const sourceOf = (from: TestServer | BookSource): BookSource => ('app' in from ?
 export interface Books {
   usedBytes: number;
   listedBytes: number;
-  bucketCounts: { id: number; object_count: number; listed: number; total_bytes: number; listedBytes: number }[];
+  /** Each bucket's counts beside what its rows hold: `listedBytes` counts every version kept, `keptBytes` the noncurrent ones. */
+  bucketCounts: { id: number; object_count: number; listed: number; total_bytes: number; listedBytes: number; noncurrent_bytes: number; keptBytes: number }[];
   /** Blob keys no live row names. */
   uncounted: string[];
   /** Keys rows name that the blob store lacks. */
@@ -39,7 +41,7 @@ export async function readBooks(from: TestServer | BookSource, ownerId: number):
   const user = await db.selectFrom('users').select('storage_used_bytes').where('id', '=', ownerId).executeTakeFirstOrThrow();
   const buckets = await db
     .selectFrom('buckets')
-    .select(['id', 'object_count', 'total_bytes'])
+    .select(['id', 'object_count', 'total_bytes', 'noncurrent_bytes'])
     .where('owner_id', '=', ownerId)
     .where('deleted_at', 'is', null)
     .execute();
@@ -47,7 +49,10 @@ export async function readBooks(from: TestServer | BookSource, ownerId: number):
   let listedBytes = 0;
   for (const bucket of buckets) {
     const rows = await db.selectFrom('objects').select(['size']).where('bucket_id', '=', bucket.id).execute();
-    const bytes = rows.reduce((sum, row) => sum + Number(row.size), 0);
+    // A versioned bucket's kept versions count against its total and its owner's usage as the current ones do.
+    const kept = await db.selectFrom('object_versions').select(['size']).where('bucket_id', '=', bucket.id).execute();
+    const keptBytes = kept.reduce((sum, row) => sum + Number(row.size), 0);
+    const bytes = rows.reduce((sum, row) => sum + Number(row.size), 0) + keptBytes;
     listedBytes += bytes;
     bucketCounts.push({
       id: bucket.id,
@@ -55,6 +60,8 @@ export async function readBooks(from: TestServer | BookSource, ownerId: number):
       listed: rows.length,
       total_bytes: Number(bucket.total_bytes),
       listedBytes: bytes,
+      noncurrent_bytes: Number(bucket.noncurrent_bytes),
+      keptBytes,
     });
   }
   const sum = async (query: { executeTakeFirst(): Promise<{ n: number | string | null } | undefined> }) => Number((await query.executeTakeFirst())?.n ?? 0);
@@ -101,6 +108,14 @@ async function blobAccounts(source: BookSource, bucketIds: number[]): Promise<{ 
   for (const row of await db.selectFrom('objects').select('storage_key').where('bucket_id', 'in', bucketIds).where('inline', '=', 0).execute())
     named.add(row.storage_key);
   for (const row of await db
+    .selectFrom('object_versions')
+    .select('storage_key')
+    .where('bucket_id', 'in', bucketIds)
+    .where('inline', '=', 0)
+    .where('storage_key', 'is not', null)
+    .execute())
+    named.add(row.storage_key!);
+  for (const row of await db
     .selectFrom('multipart_parts')
     .innerJoin('multipart_uploads', 'multipart_uploads.id', 'multipart_parts.upload_id')
     .select('multipart_parts.storage_key')
@@ -132,10 +147,11 @@ export async function expectBooksClose(server: TestServer | BookSource, ownerId:
   }
   expect(books.usedBytes, 'storage_used_bytes equals the listed files').toBe(books.listedBytes);
   for (const bucket of books.bucketCounts) {
-    expect({ bucket: bucket.id, count: bucket.object_count, bytes: bucket.total_bytes }).toEqual({
+    expect({ bucket: bucket.id, count: bucket.object_count, bytes: bucket.total_bytes, noncurrent: bucket.noncurrent_bytes }).toEqual({
       bucket: bucket.id,
       count: bucket.listed,
       bytes: bucket.listedBytes,
+      noncurrent: bucket.keptBytes,
     });
   }
   expect(books.uncounted, 'blobs no row names').toEqual([]);
@@ -147,7 +163,9 @@ export async function expectBooksClose(server: TestServer | BookSource, ownerId:
 function balanced(books: Books, options: { held?: number }): boolean {
   return (
     books.usedBytes === books.listedBytes &&
-    books.bucketCounts.every((bucket) => bucket.object_count === bucket.listed && bucket.total_bytes === bucket.listedBytes) &&
+    books.bucketCounts.every(
+      (bucket) => bucket.object_count === bucket.listed && bucket.total_bytes === bucket.listedBytes && bucket.noncurrent_bytes === bucket.keptBytes,
+    ) &&
     books.uncounted.length === 0 &&
     books.missing.length === 0 &&
     (options.held === undefined || books.heldBytes === options.held)

@@ -20,9 +20,6 @@ export const WRITE_HEADERS: Record<string, Record<string, string>> = {
   'SSE-KMS': { 'x-amz-server-side-encryption': 'aws:kms', 'x-amz-server-side-encryption-aws-kms-key-id': 'alias/some-key' },
   'SSE-C': SSE_C,
   'bucket key': { 'x-amz-server-side-encryption-bucket-key-enabled': 'true' },
-  'object lock': { 'x-amz-object-lock-mode': 'GOVERNANCE', 'x-amz-object-lock-retain-until-date': '2030-01-01T00:00:00Z' },
-  'retain-until alone': { 'x-amz-object-lock-retain-until-date': '2030-01-01T00:00:00Z' },
-  'legal hold': { 'x-amz-object-lock-legal-hold': 'ON' },
   'website redirect': { 'x-amz-website-redirect-location': '/elsewhere.html' },
   GLACIER: { 'x-amz-storage-class': 'GLACIER' },
   REDUCED_REDUNDANCY: { 'x-amz-storage-class': 'REDUCED_REDUNDANCY' },
@@ -34,11 +31,9 @@ export const WRITE_HEADERS: Record<string, Record<string, string>> = {
 
 const BUCKET_SUBRESOURCES = [
   'policy',
-  'lifecycle',
   'website',
   'encryption',
   'logging',
-  'object-lock',
   'replication',
   'notification',
   'accelerate',
@@ -53,8 +48,6 @@ const BUCKET_SUBRESOURCES = [
 /** A plausible body for each PUT, so a handler that reads one would get it; any other gets an empty configuration. */
 export const PUT_BODIES: Record<string, string> = {
   policy: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: '*' }] }),
-  lifecycle:
-    '<LifecycleConfiguration><Rule><ID>gone</ID><Filter><Prefix></Prefix></Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>',
   versioning: '<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>',
   retention: '<Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>2030-01-01T00:00:00Z</RetainUntilDate></Retention>',
   'legal-hold': '<LegalHold><Status>ON</Status></LegalHold>',
@@ -62,9 +55,6 @@ export const PUT_BODIES: Record<string, string> = {
   select:
     '<SelectObjectContentRequest><Expression>select * from s3object</Expression><ExpressionType>SQL</ExpressionType><InputSerialization><CSV/></InputSerialization><OutputSerialization><CSV/></OutputSerialization></SelectObjectContentRequest>',
 };
-
-/** Tags are kept (s3-tagging.test.ts), but not by version: there are no versions yet. */
-const TAGGING = '<Tagging><TagSet><Tag><Key>a</Key><Value>b</Value></Tag></TagSet></Tagging>';
 
 export interface Case {
   /** Which refusal it is: the same kind is refused by the same rule (operations.ts), whatever the subresource or header. */
@@ -85,14 +75,10 @@ export function sweep(bucket: string, other: string): Case[] {
       cases.push({ kind: 'bucket subresource', name: `${method} bucket ?${name}`, method, path: `/${bucket}?${name}`, body });
     }
   }
-  cases.push({ kind: 'bucket subresource', name: 'PUT bucket ?versioning', method: 'PUT', path: `/${bucket}?versioning`, body: PUT_BODIES.versioning });
+  // Object lock is configured by GET and PUT (s3-object-lock.test.ts); it is never removed.
+  cases.push({ kind: 'bucket subresource', name: 'DELETE bucket ?object-lock', method: 'DELETE', path: `/${bucket}?object-lock`, body: '' });
   const object = `/${bucket}/kept.txt`;
   cases.push(
-    { kind: 'object subresource', name: 'PUT object ?tagging by version', method: 'PUT', path: `${object}?tagging&versionId=v1`, body: TAGGING },
-    { kind: 'object subresource', name: 'GET object ?retention', method: 'GET', path: `${object}?retention` },
-    { kind: 'object subresource', name: 'PUT object ?retention', method: 'PUT', path: `${object}?retention`, body: PUT_BODIES.retention },
-    { kind: 'object subresource', name: 'GET object ?legal-hold', method: 'GET', path: `${object}?legal-hold` },
-    { kind: 'object subresource', name: 'PUT object ?legal-hold', method: 'PUT', path: `${object}?legal-hold`, body: PUT_BODIES['legal-hold'] },
     { kind: 'object subresource', name: 'POST object ?restore', method: 'POST', path: `${object}?restore`, body: PUT_BODIES.restore },
     { kind: 'object subresource', name: 'GET object ?torrent', method: 'GET', path: `${object}?torrent` },
     { kind: 'object subresource', name: 'POST object ?select', method: 'POST', path: `${object}?select&select-type=2`, body: PUT_BODIES.select },

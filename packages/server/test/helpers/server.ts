@@ -47,19 +47,35 @@ export interface TestServerOptions {
  * Linux's range for outgoing connections' local ports (32768–60999), where
  * a port chosen by the kernel (listen on 0) lies: there, any connection a
  * test opens meanwhile could take it before the server listens (EADDRINUSE).
- * Random, so test files running side by side rarely pick the same one, and
- * checked by listening on it.
+ * Each vitest worker (up to SLICES of them; more share the whole range)
+ * draws from its own slice of that range, so test files running side by
+ * side never pick the same port, and a port is not handed out again by the
+ * worker until half its slice has been (workers run many files, isolate:
+ * false): a server restarted on its old port after a SIGKILL finds it still
+ * its own. Checked by listening on it.
  */
 export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const port = LOWEST_PORT + Math.floor(Math.random() * (HIGHEST_PORT - LOWEST_PORT + 1));
-    if (await canListen(port)) return port;
+  if (handedOut.size >= PORTS_PER_WORKER / 2) handedOut.clear();
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = range.start + Math.floor(Math.random() * range.size);
+    if (handedOut.has(port)) continue;
+    if (await canListen(port)) {
+      handedOut.add(port);
+      return port;
+    }
   }
-  throw new Error(`no free port between ${LOWEST_PORT} and ${HIGHEST_PORT}`);
+  throw new Error(`no free port between ${range.start} and ${range.start + range.size - 1}`);
 }
 
 const LOWEST_PORT = 20_000;
-const HIGHEST_PORT = 32_767;
+const PORTS_PER_WORKER = 1_024;
+const SLICES = 12; // 20000–32287, below 32768
+const workerId = Number(process.env.VITEST_POOL_ID ?? 1);
+const range =
+  workerId >= 1 && workerId <= SLICES
+    ? { start: LOWEST_PORT + (workerId - 1) * PORTS_PER_WORKER, size: PORTS_PER_WORKER }
+    : { start: LOWEST_PORT, size: SLICES * PORTS_PER_WORKER };
+const handedOut = new Set<number>();
 
 function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -18,6 +18,9 @@ import {
   PutObjectCommand,
   PutPublicAccessBlockCommand,
   DeletePublicAccessBlockCommand,
+  GetBucketVersioningCommand,
+  ListObjectVersionsCommand,
+  PutBucketVersioningCommand,
   type S3Client,
   S3ServiceException,
   UploadPartCommand,
@@ -233,5 +236,27 @@ describe('the S3 API on two server processes sharing PostgreSQL, Redis and S3', 
     await viaB.send(new DeletePublicAccessBlockCommand({ Bucket: bucket }));
     expect((await fetch(anonymousS3)).status).toBe(200);
     expect((await fetch(url)).status).toBe(200);
+  });
+
+  it('versioned writes racing through A and B make one version history: every version kept, exactly one latest, counts exact on both', async () => {
+    const user = await signUp(a.server.url);
+    const [onA, onB] = [s3(a, credentialsOf(user)), s3(b, credentialsOf(user))];
+    const Bucket = `ver-${randomBytes(4).toString('hex')}`;
+    await onA.send(new CreateBucketCommand({ Bucket }));
+    await onA.send(new PutBucketVersioningCommand({ Bucket, VersioningConfiguration: { Status: 'Enabled' } }));
+    expect((await onB.send(new GetBucketVersioningCommand({ Bucket }))).Status).toBe('Enabled');
+    const ids = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => (await (i % 2 ? onA : onB).send(new PutObjectCommand({ Bucket, Key: 'k', Body: `v${i}` }))).VersionId!),
+    );
+    await onB.send(new DeleteObjectCommand({ Bucket, Key: 'k' }));
+    for (const client of [onA, onB]) {
+      const listed = await client.send(new ListObjectVersionsCommand({ Bucket }));
+      expect(new Set(listed.Versions!.map((v) => v.VersionId))).toEqual(new Set(ids));
+      expect(listed.Versions!.filter((v) => v.IsLatest)).toHaveLength(0);
+      expect(listed.DeleteMarkers!.filter((m) => m.IsLatest)).toHaveLength(1);
+    }
+    const buckets = (await json(await fetch(`${b.server.url}/api/v1/buckets`, { headers: { authorization: `Bearer ${user.apiKey}` } }))).data;
+    const bucket = buckets.find((found: { name: string }) => found.name === Bucket);
+    expect(bucket).toMatchObject({ object_count: 0, total_bytes: 10 * 2 + 10 * 3, noncurrent_bytes: 50 });
   });
 });

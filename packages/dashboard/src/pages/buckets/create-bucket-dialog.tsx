@@ -1,7 +1,8 @@
+import '../../styles/history.css';
 import { useState, type FormEvent } from 'react';
-import type { StorageBucket } from '@pail/shared';
+import type { RetentionMode, StorageBucket } from '@pail/shared';
 import { bucketNameProblem } from '@pail/shared/names';
-import { createBucket, type Visibility } from '../../api/buckets';
+import { createBucket, type NewBucketLock, type Visibility } from '../../api/buckets';
 import { ApiError } from '../../api/http';
 import { Dialog } from '../../components/dialog';
 import { Field } from '../../components/field';
@@ -19,6 +20,10 @@ const FORM_ID = 'create-bucket-form';
 export function CreateBucketDialog({ open, onClose, onCreated }: Props) {
   const [name, setName] = useState('');
   const [visibility, setVisibility] = useState<Visibility>('private');
+  // Object lock (for backups): off, or on with the retention new files get ('none', or a mode and days).
+  const [locked, setLocked] = useState(false);
+  const [retention, setRetention] = useState<RetentionMode | 'none'>('none');
+  const [retentionDays, setRetentionDays] = useState('30');
   const [touched, setTouched] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -27,12 +32,18 @@ export function CreateBucketDialog({ open, onClose, onCreated }: Props) {
   const [taken, setTaken] = useState<string | null>(null);
 
   const problem = bucketNameProblem(name) ?? (taken === name ? `You already have a bucket named “${name}”. Pick another name.` : null);
+  const days = Number(retentionDays);
+  const daysProblem =
+    locked && retention !== 'none' && !(Number.isInteger(days) && days >= 1 && days <= 36500) ? 'Days: a whole number from 1 to 36,500.' : null;
   // Checked as the user types, but "required" only after they have tried.
   const shownProblem = name.length > 0 || touched ? problem : null;
 
   const reset = () => {
     setName('');
     setVisibility('private');
+    setLocked(false);
+    setRetention('none');
+    setRetentionDays('30');
     setTouched(false);
     setTaken(null);
     setError(null);
@@ -47,11 +58,12 @@ export function CreateBucketDialog({ open, onClose, onCreated }: Props) {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setTouched(true);
-    if (problem) return;
+    if (problem || daysProblem) return;
     setBusy(true);
     setError(null);
+    const lock: NewBucketLock | null = locked ? { defaultRetention: retention === 'none' ? null : { mode: retention, days } } : null;
     try {
-      const bucket = await createBucket(name, visibility);
+      const bucket = await createBucket(name, visibility, lock);
       setBusy(false);
       reset();
       onCreated(bucket);
@@ -122,6 +134,45 @@ export function CreateBucketDialog({ open, onClose, onCreated }: Props) {
               </span>
             </label>
           </div>
+        </fieldset>
+        <fieldset className="fieldset">
+          <legend className="field-label">Object lock</legend>
+          <label className="checkbox-row">
+            <input type="checkbox" checked={locked} onChange={(event) => setLocked(event.target.checked)} />
+            <span>
+              Make it a bucket for backups: files can be locked against removal for a time
+              <span className="field-hint"> (keeps every version for good; cannot be turned off later)</span>
+            </span>
+          </label>
+          {locked ? (
+            <div className="lock-defaults">
+              <div className="field">
+                <label className="field-label" htmlFor="default-retention">
+                  New files are kept
+                </label>
+                <select
+                  id="default-retention"
+                  className="input"
+                  value={retention}
+                  onChange={(event) => setRetention(event.target.value as RetentionMode | 'none')}
+                >
+                  <option value="none">as long as you choose, file by file</option>
+                  <option value="GOVERNANCE">for a time, unless a key allowed to bypass asks (Governance)</option>
+                  <option value="COMPLIANCE">for a time, by nobody removable (Compliance)</option>
+                </select>
+              </div>
+              {retention !== 'none' ? (
+                <Field
+                  label="Days"
+                  name="retention-days"
+                  inputMode="numeric"
+                  value={retentionDays}
+                  error={daysProblem}
+                  onChange={(event) => setRetentionDays(event.target.value)}
+                />
+              ) : null}
+            </div>
+          ) : null}
         </fieldset>
         {error ? <InlineError>{error}</InlineError> : null}
       </form>

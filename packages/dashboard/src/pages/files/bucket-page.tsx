@@ -14,6 +14,7 @@ import { useUploadQueue, useUploadsInto } from '../../hooks/upload-queue';
 import { formatBytes, formatDate, pluralize } from '../../lib/format';
 import { folderName } from '../../lib/folders';
 import { navigate } from '../../lib/router';
+import { noncurrentBytesOf, versioningOf } from '../../lib/trash';
 import { BucketSettingsDialog } from '../buckets/bucket-settings-dialog';
 import { DeleteBucketDialog } from '../buckets/delete-bucket-dialog';
 import { VisibilitySwitch } from '../buckets/visibility-switch';
@@ -101,6 +102,12 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
             <span data-testid="bucket-object-count">{pluralize(b.object_count, 'object')}</span>
             <span aria-hidden="true">·</span>
             <span data-testid="bucket-size">{formatBytes(b.total_bytes)}</span>
+            {versioningOf(b) === 'unversioned' ? null : (
+              <>
+                <span aria-hidden="true">·</span>
+                <span data-testid="bucket-noncurrent-bytes">{formatBytes(noncurrentBytesOf(b))} in old versions</span>
+              </>
+            )}
             <span aria-hidden="true">·</span>
             <span>Created {formatDate(b.created_at)}</span>
           </span>
@@ -109,9 +116,16 @@ export function BucketPage({ bucketId }: { bucketId: number }) {
           <>
             {/* The badge beside the name says what the bucket is; the switch, what it controls. */}
             <VisibilitySwitch bucket={b} text="Public access" onChanged={(next) => bucket.setData(() => next)} />
-            <button type="button" className="btn btn-secondary" onClick={() => setEditingSettings(true)}>
-              <Icon name="settings" /> Settings
+            {/* The bucket's own pages and settings as icons, named for screen readers and on hover, so the actions keep one row. */}
+            <button type="button" className="btn btn-secondary btn-icon" aria-label="Settings" title="Settings" onClick={() => setEditingSettings(true)}>
+              <Icon name="settings" />
             </button>
+            <Link to={`/buckets/${b.id}/trash`} className="btn btn-secondary btn-icon" aria-label="Trash" title="Trash">
+              <Icon name="archive" />
+            </Link>
+            <Link className="btn btn-secondary btn-icon" to={`/buckets/${b.id}/webhooks`} aria-label="Webhooks" title="Webhooks">
+              <Icon name="link" />
+            </Link>
             <button type="button" className="btn btn-secondary btn-danger-text" onClick={() => setDeleting(true)}>
               <Icon name="trash" /> Delete bucket
             </button>

@@ -93,7 +93,7 @@ export function useFileOperations({ bucket, folder, onChanged, clearSelection }:
           onChanged();
         }}
       />
-      <FileDetailsPanel bucketId={bucket.id} object={details} onClose={() => setDetails(null)} onChanged={onChanged} />
+      <FileDetailsPanel bucketId={bucket.id} objectLock={bucket.object_lock} object={details} onClose={() => setDetails(null)} onChanged={onChanged} />
     </>
   );
 

@@ -14,6 +14,8 @@ export const PERMISSION_HINTS: Record<Permission, string> = {
   write: 'Upload and replace',
   delete: 'Delete files',
   manage: 'Create and delete buckets, visibility, share links',
+  // Not offered by the form (ALL_PERMISSIONS): a key that may shorten GOVERNANCE locks is made on purpose, through the API.
+  'bypass-governance': 'Shorten or remove GOVERNANCE object locks',
 };
 
 export type ExpiryKind = 'never' | 'days' | 'date';

@@ -8,14 +8,29 @@
  * number of statements (docs/performance.md).
  */
 import type { Db } from '../schema.js';
+import { lockRowValues } from '../repositories/version-locks.js';
 import { foldName } from '../folded-names.js';
 import { nameSortKey } from '../name-sort-keys.js';
 import { KeyedBatcher, type Outcome } from '../keyed-batcher.js';
 import { heldBesideOf, heldBesideRow, type Holding } from '../repositories/holdings.js';
 import { recordPart } from '../repositories/multipart.js';
 import { reserveUpload } from '../repositories/upload-reservations.js';
+import type { BucketVersioning } from '../schema.js';
+import { insertOutbox } from '../repositories/webhook-outbox.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
-import { deleteInlineBytes, deleteVersionWith, editHeadersWith, editTagsWith, moveVersionWith, readInlineWith, removePurgedWith } from './shared.js';
+import {
+  deleteInlineBytes,
+  deleteVersionByIdWith,
+  deleteVersionWith,
+  editHeadersWith,
+  editTagsWith,
+  moveVersionWith,
+  readInlineWith,
+  removePurgedKeptWith,
+  removePurgedWith,
+} from './shared.js';
+import { addChange, applyChange, displaceAt, NO_CHANGE } from './version-writes.js';
+import { displace, type CurrentVersion, type NoncurrentNull } from './versioning.js';
 
 const MAX_BATCH = 256;
 
@@ -24,10 +39,12 @@ export function postgresObjectWrites(db: Db): ObjectWrites {
   return {
     commitUpload: (input) => batcher.run(input.bucketId, input),
     deleteVersion: deleteVersionWith(db, lockLiveBucket),
+    deleteVersionById: deleteVersionByIdWith(db, lockLiveBucket),
     editHeaders: editHeadersWith(db),
     editTags: editTagsWith(db),
     moveVersion: moveVersionWith(db, lockLiveBucket),
     removePurged: removePurgedWith(db),
+    removePurgedKept: removePurgedKeptWith(db),
     readInline: readInlineWith(db),
     reserveUpload: (input) => reserveUpload(db, input),
     recordPart: (input) => recordPart(db, input),
@@ -52,7 +69,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
     const locked = await trx
       .selectFrom('buckets')
       .innerJoin('users', 'users.id', 'buckets.owner_id')
-      .select(['buckets.owner_id', 'users.storage_used_bytes'])
+      .select(['buckets.owner_id', 'buckets.versioning', 'users.storage_used_bytes'])
       .where('buckets.id', '=', bucketId)
       .where('buckets.deleted_at', 'is', null)
       .forUpdate()
@@ -69,19 +86,22 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
       .selectFrom(heldBesideRow(trx, locked.owner_id, now).as('held'))
       .leftJoin('objects', (join) => join.on('objects.bucket_id', '=', bucketId).on('objects.filename', 'in', names))
       .selectAll('held')
-      .select(['objects.filename', 'objects.storage_key', 'objects.size', 'objects.inline', 'objects.etag'])
+      .select(['objects.filename', 'objects.storage_key', 'objects.size', 'objects.inline', 'objects.etag', 'objects.version_id'])
       .execute();
     const existing = rows.flatMap((row) =>
-      row.filename === null ? [] : [{ filename: row.filename, storage_key: row.storage_key!, size: row.size!, inline: row.inline!, etag: row.etag! }],
+      row.filename === null
+        ? []
+        : [{ filename: row.filename, storage_key: row.storage_key!, size: row.size!, inline: row.inline!, etag: row.etag!, version_id: row.version_id }],
     );
+    const { versioning } = locked;
+    // A suspended bucket's writes replace the names' noncurrent `null` versions too (versioning.ts).
+    const noncurrentNulls = versioning === 'suspended' ? await noncurrentNullsOf(trx, bucketId, names) : new Map<string, NoncurrentNull>();
     let held: Holding = { used: locked.storage_used_bytes, ...heldBesideOf(rows[0]!) };
     // The reservations of this batch's files, which end with it.
     const reserved = await dropReservations(trx, items, now);
 
     // The current version of each name as the batch goes: committed, or earlier in this batch.
-    const current = new Map<string, { storage_key: string; size: number; inline: number; etag: string; committed: boolean }>(
-      existing.map((row) => [row.filename, { ...row, committed: true }]),
-    );
+    const current = new Map<string, CurrentVersion & { committed: boolean }>(existing.map((row) => [row.filename, { ...row, committed: true }]));
     const latest = new Map<string, CommitInput>();
     let countDelta = 0;
     let bytesDelta = 0;
@@ -99,7 +119,8 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
       const old = current.get(item.filename);
       // Under the bucket's lock, and against earlier uploads of this batch: the condition holds for the version replaced.
       const refusal = conditionRefusal(item.condition, old);
-      const delta = item.size - (old?.size ?? 0);
+      const displaced = displace(versioning, old, noncurrentNulls.get(item.filename), item.versionId);
+      const delta = item.size - displaced.freedBytes;
       // Everything held but what this commit ends (its reservation, left out above; the upload it completes), which becomes the file.
       const beside = { ...held, parts: held.parts - parts, resumable: held.resumable - resumable };
       const refused = refusal ?? (item.quota.fits(beside, delta) ? null : 'over-cap');
@@ -111,13 +132,37 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
       if (!old) countDelta += 1;
       // A committed inline version's bytes leave with this transaction; one from earlier in the batch was never written.
       if (old?.committed && old.inline) retiredInline.push(old.storage_key);
-      current.set(item.filename, { storage_key: item.storageKey, size: item.size, inline: item.inlineBytes ? 1 : 0, etag: item.contentHash, committed: false });
+      noncurrentNulls.delete(item.filename);
+      const versionId = displaced.versionId;
+      current.set(item.filename, {
+        storage_key: item.storageKey,
+        size: item.size,
+        inline: item.inlineBytes ? 1 : 0,
+        etag: item.contentHash,
+        version_id: versionId,
+        committed: false,
+      });
       latest.set(item.filename, item);
-      return { ok: true, value: { replaced: old ? { storage_key: old.storage_key, inline: old.inline } : null, endedParts: [] } };
+      const replaced = old ? { storage_key: old.storage_key, inline: old.inline } : null;
+      return { ok: true, value: { replaced, overwrote: old !== undefined, versionId, versioning, endedParts: [] } };
     });
     if (latest.size === 0) return outcomes;
     await endUploads(trx, items, outcomes);
     await endResumables(trx, items, outcomes);
+    // Each new version's lock, in the transaction that makes it: a version never exists unlocked. (One replaced
+    // within the batch leaves a row that holds nothing: version-locks.ts counts only versions that exist.)
+    const withLocks = items.filter((item, index) => item.lock !== undefined && outcomes[index]!.ok);
+    if (withLocks.length > 0) {
+      await trx
+        .insertInto('version_locks')
+        .values(withLocks.map((item) => lockRowValues(bucketId, item.filename, item.storageKey, item.lock!)))
+        .execute();
+    }
+    if (versioning !== 'unversioned') {
+      await commitVersioned(trx, { id: bucketId, owner_id: locked.owner_id }, versioning, items, outcomes, now);
+      await insertOutbox(trx, committedOutbox(items, outcomes));
+      return outcomes;
+    }
 
     const versions = [...latest.values()];
     await deleteInlineBytes(trx, retiredInline);
@@ -182,8 +227,89 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
         })),
       )
       .execute();
+    // Issue 39: the webhook events of the batch's committed items, in its transaction and its order.
+    await insertOutbox(trx, committedOutbox(items, outcomes));
     return outcomes;
   });
+}
+
+/** Issue 39: the webhook events of a batch's committed items, written in its transaction and its order. */
+function committedOutbox(items: CommitInput[], outcomes: Outcome<Committed>[]) {
+  return items.flatMap((item, index) => (outcomes[index]!.ok ? (item.outbox ?? []) : []));
+}
+
+/** The noncurrent `null` versions of these names (suspended buckets). */
+async function noncurrentNullsOf(trx: Db, bucketId: number, names: string[]): Promise<Map<string, NoncurrentNull>> {
+  const rows = await trx
+    .selectFrom('object_versions')
+    .select(['id', 'filename', 'storage_key', 'size', 'inline'])
+    .where('bucket_id', '=', bucketId)
+    .where('filename', 'in', names)
+    .where('version_id', 'is', null)
+    .execute();
+  return new Map(rows.map((row) => [row.filename, row]));
+}
+
+/**
+ * A versioned bucket's batch, once the cap has admitted its commits: each
+ * applied in turn (the versions it displaces, then its row), so every
+ * intermediate version of a name is kept as one at a time would keep it;
+ * then the counts and the usage as the steps moved them. Each commit's
+ * retired version is the one these steps dropped.
+ */
+async function commitVersioned(
+  trx: Db,
+  bucket: { id: number; owner_id: number },
+  versioning: BucketVersioning,
+  items: CommitInput[],
+  outcomes: Outcome<Committed>[],
+  now: string,
+): Promise<void> {
+  let change = NO_CHANGE;
+  for (const [index, item] of items.entries()) {
+    const outcome = outcomes[index]!;
+    if (!outcome.ok) continue;
+    const at = await displaceAt(trx, { bucketId: bucket.id, filename: item.filename, versioning, offeredVersionId: item.versionId, now });
+    change = addChange(change, { ...at.change, count: at.change.count + 1, total: at.change.total + item.size });
+    outcome.value.replaced = at.displaced.retired;
+    if (item.inlineBytes) await trx.insertInto('inline_blobs').values({ storage_key: item.storageKey, bytes: item.inlineBytes }).execute();
+    await trx
+      .insertInto('objects')
+      .values({
+        bucket_id: bucket.id,
+        filename: item.filename,
+        storage_key: item.storageKey,
+        size: item.size,
+        content_type: item.contentType,
+        etag: item.contentHash,
+        inline: item.inlineBytes ? 1 : 0,
+        metadata: item.metadata ?? null,
+        tags: item.tags ?? null,
+        checksums: item.checksums ?? null,
+        upload_id: item.endsUpload ?? null,
+        parts: item.parts ?? null,
+        created_at: at.current ? ((await createdAtOf(trx, bucket.id, item.filename)) ?? now) : now,
+        updated_at: now,
+        version_id: at.displaced.versionId,
+        name_folded: foldName(item.filename),
+        name_sort: nameSortKey(item.filename),
+      })
+      .execute();
+  }
+  if (!(await applyChange(trx, bucket, change))) throw new WriteRefused('no-bucket');
+}
+
+/** When a name's file was first made (a new version keeps it, as an overwrite in place does): its newest kept version's. */
+async function createdAtOf(trx: Db, bucketId: number, filename: string): Promise<string | undefined> {
+  const row = await trx
+    .selectFrom('object_versions')
+    .select('created_at')
+    .where('bucket_id', '=', bucketId)
+    .where('filename', '=', filename)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.created_at;
 }
 
 /** Locks the rows of the multipart uploads the batch completes; returns those that have not ended, with their kept parts' bytes. */

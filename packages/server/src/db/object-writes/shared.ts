@@ -1,45 +1,106 @@
 /** The writes both dialects make the same way, through Kysely. */
-import type { Db } from '../schema.js';
+import type { BucketVersioning, Db } from '../schema.js';
+import { deleteInlineBytes } from './inline-bytes.js';
 import { foldName } from '../folded-names.js';
 import { nameSortKey } from '../name-sort-keys.js';
 import { OBJECT_COLUMNS, type RemovedVersion, type StoredVersion } from '../repositories/objects.js';
-import { WriteRefused, type MoveInput, type Moved, type ObjectWrites } from './object-writes.js';
+import { keptAsObjectRow } from '../repositories/object-versions.js';
+import { insertOutbox } from '../repositories/webhook-outbox.js';
+import { findLocks } from '../repositories/version-locks.js';
+import { WriteRefused, type Deleted, type LockGuard, type MoveInput, type Moved, type ObjectWrites } from './object-writes.js';
+import {
+  addChange,
+  applyChange,
+  currentVersionOf,
+  displaceAt,
+  insertMarker,
+  NO_CHANGE,
+  removeVersionById,
+  versioningOf,
+  type CountChange,
+} from './version-writes.js';
 
-export async function deleteInlineBytes(db: Db, storageKeys: string[]): Promise<void> {
-  if (storageKeys.length === 0) return;
-  await db.deleteFrom('inline_blobs').where('storage_key', 'in', storageKeys).execute();
-}
+export { deleteInlineBytes };
 
 /**
+ * Deletes a file's current version. Unversioned buckets: its row goes, as it
+ * always has. Versioned: a delete marker becomes the newest version, and the
+ * current version is kept or dropped as S3's rules say (version-writes.ts).
+ *
  * @param lockBucket locks the bucket's row first (PostgreSQL), in the order
  *   every write to a bucket's objects takes its locks, so they never deadlock.
  */
 export function deleteVersionWith(db: Db, lockBucket: (trx: Db, bucketId: number) => Promise<void>): ObjectWrites['deleteVersion'] {
-  return (bucket, filename) =>
+  return (bucket, filename, options) =>
+    db.transaction().execute(async (trx): Promise<Deleted> => {
+      await lockBucket(trx, bucket.id);
+      const versioning = await versioningOf(trx, bucket.id);
+      if (versioning === undefined) throw new WriteRefused('no-bucket');
+      if (options.onlyStorageKey !== undefined) {
+        // Under the bucket's lock: the current version cannot change before this transaction ends.
+        const current = await trx
+          .selectFrom('objects')
+          .select('storage_key')
+          .where('bucket_id', '=', bucket.id)
+          .where('filename', '=', filename)
+          .executeTakeFirst();
+        if (current?.storage_key !== options.onlyStorageKey) throw new WriteRefused('no-file');
+      }
+      if (versioning === 'unversioned') {
+        const old = await trx
+          .deleteFrom('objects')
+          .where('bucket_id', '=', bucket.id)
+          .where('filename', '=', filename)
+          .returning(['filename', 'storage_key', 'size', 'inline', 'etag'])
+          .executeTakeFirst();
+        if (!old) throw new WriteRefused('no-file');
+        await askGuard(trx, old.storage_key, options.lockGuard);
+        if (old.inline) await deleteInlineBytes(trx, [old.storage_key]);
+        // A bucket deleted meanwhile already gave back its bytes: roll back rather than count them twice.
+        if (!(await applyChange(trx, bucket, { count: -1, total: -old.size, noncurrent: 0 }))) throw new WriteRefused('no-bucket');
+        // Issue 39: the webhook events of this change, in its transaction.
+        await insertOutbox(trx, options.outbox);
+        return { removed: old, retired: old, marker: null, versioning };
+      }
+      const now = new Date().toISOString();
+      const at = { bucketId: bucket.id, filename, versioning, offeredVersionId: options.markerVersionId, now };
+      const { displaced, current, change } = await displaceAt(trx, at);
+      if (!current && !options.evenIfAbsent) throw new WriteRefused('no-file');
+      // A suspended bucket's delete drops its `null` version (current or not) for good.
+      if (displaced.retired) await askGuard(trx, displaced.retired.storage_key, options.lockGuard);
+      await insertMarker(trx, { bucketId: bucket.id, filename, versionId: displaced.versionId, deletedBy: options.deletedBy, now });
+      if (!(await applyChange(trx, bucket, change))) throw new WriteRefused('no-bucket');
+      await insertOutbox(trx, options.outbox);
+      return {
+        removed: current ? { filename, ...current } : null,
+        retired: displaced.retired,
+        marker: { versionId: displaced.versionId },
+        versioning,
+      };
+    });
+}
+
+/**
+ * Asks a delete's lock guard (object-writes.ts) about a version it removes,
+ * with the version's lock row read here, in the delete's transaction after
+ * its bucket's lock: a lock set before the delete took that lock is seen; a
+ * throw rolls the whole delete back.
+ */
+async function askGuard(trx: Db, storageKey: string, lockGuard: LockGuard | undefined): Promise<void> {
+  if (lockGuard !== undefined) lockGuard((await findLocks(trx, [storageKey])).get(storageKey));
+}
+
+/** Deletes one version for good by its id (null: the `null` version); refused with no-version when the name has none such. */
+export function deleteVersionByIdWith(db: Db, lockBucket: (trx: Db, bucketId: number) => Promise<void>): ObjectWrites['deleteVersionById'] {
+  return (bucket, filename, versionId, lockGuard, options = {}) =>
     db.transaction().execute(async (trx) => {
       await lockBucket(trx, bucket.id);
-      const old = await trx
-        .deleteFrom('objects')
-        .where('bucket_id', '=', bucket.id)
-        .where('filename', '=', filename)
-        .returning(['filename', 'storage_key', 'size', 'inline', 'etag'])
-        .executeTakeFirst();
-      if (!old) throw new WriteRefused('no-file');
-      if (old.inline) await deleteInlineBytes(trx, [old.storage_key]);
-      const counted = await trx
-        .updateTable('buckets')
-        .set((eb) => ({ object_count: eb('object_count', '-', 1), total_bytes: eb('total_bytes', '-', old.size) }))
-        .where('id', '=', bucket.id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      // A bucket deleted meanwhile already gave back its bytes: roll back rather than count them twice.
-      if (Number(counted.numUpdatedRows) === 0) throw new WriteRefused('no-bucket');
-      await trx
-        .updateTable('users')
-        .set((eb) => ({ storage_used_bytes: eb('storage_used_bytes', '-', old.size) }))
-        .where('id', '=', bucket.owner_id)
-        .execute();
-      return old;
+      if ((await versioningOf(trx, bucket.id)) === undefined) throw new WriteRefused('no-bucket');
+      const outcome = await removeVersionById(trx, bucket, filename, versionId, options.noncurrentOnly === true);
+      if (!outcome) throw new WriteRefused('no-version');
+      if (outcome.removed.retired) await askGuard(trx, outcome.removed.retired.storage_key, lockGuard);
+      if (!(await applyChange(trx, bucket, outcome.change))) throw new WriteRefused('no-bucket');
+      return outcome.removed;
     });
 }
 
@@ -69,9 +130,26 @@ export function editHeadersWith(db: Db): ObjectWrites['editHeaders'] {
   return (input) => editVersion(db, input, { content_type: input.contentType, metadata: input.metadata, updated_at: input.updatedAt });
 }
 
-/** A file's tags; S3 keeps Last-Modified as it was. */
+/** A file's tags; S3 keeps Last-Modified as it was. `orKept`: the version may be a kept one, edited in its row there. */
 export function editTagsWith(db: Db): ObjectWrites['editTags'] {
-  return (input) => editVersion(db, input, { tags: input.tags });
+  return async (input) => (await editVersion(db, input, { tags: input.tags })) ?? (input.orKept ? editKeptTags(db, input) : null);
+}
+
+/**
+ * A kept version's tags, by its storage key (unique: blob keys are never reused), in a live bucket; null when it is
+ * gone. A version leaves objects for object_versions in one transaction, so it is in one of the two when this runs.
+ */
+async function editKeptTags(db: Db, input: { bucketId: number; filename: string; storageKey: string; tags: string | null }) {
+  const row = await db
+    .updateTable('object_versions')
+    .set({ tags: input.tags })
+    .where('bucket_id', '=', input.bucketId)
+    .where('filename', '=', input.filename)
+    .where('storage_key', '=', input.storageKey)
+    .where((eb) => eb.exists(eb.selectFrom('buckets').select('id').where('id', '=', input.bucketId).where('deleted_at', 'is', null)))
+    .returningAll()
+    .executeTakeFirst();
+  return row?.storage_key ? keptAsObjectRow({ ...row, storage_key: row.storage_key }) : null;
 }
 
 /**
@@ -91,20 +169,18 @@ export function moveVersionWith(db: Db, lockBucket: (trx: Db, bucketId: number) 
         .where('storage_key', '=', from.storageKey)
         .executeTakeFirst();
       if (!source) throw new WriteRefused('no-file');
+      // The version leaves its name: object lock's say, under the bucket's lock.
+      await askGuard(trx, from.storageKey, input.lockGuard);
+      const fromVersioning = await versioningOf(trx, from.bucketId);
+      const toVersioning = from.bucketId === to.bucketId ? fromVersioning : await versioningOf(trx, to.bucketId);
+      if (fromVersioning === undefined || toVersioning === undefined) throw new WriteRefused('no-bucket');
+      if (fromVersioning !== 'unversioned' || toVersioning !== 'unversioned') {
+        const moved = await moveVersioned(trx, input, source.size, fromVersioning, toVersioning);
+        await insertOutbox(trx, input.outbox);
+        return moved;
+      }
       const replaced = await takeTarget(trx, input);
-      const row = await trx
-        .updateTable('objects')
-        .set({
-          bucket_id: to.bucketId,
-          filename: to.filename,
-          name_folded: foldName(to.filename),
-          name_sort: nameSortKey(to.filename),
-          ...(input.contentType !== undefined ? { content_type: input.contentType } : {}),
-        })
-        .where('bucket_id', '=', from.bucketId)
-        .where('filename', '=', from.filename)
-        .returning(OBJECT_COLUMNS)
-        .executeTakeFirstOrThrow();
+      const row = await repoint(trx, input, null);
       // What each bucket gains and loses (within one bucket, only an overwritten version leaves); each
       // update also finds its bucket still live, as SQLite takes no lock that would.
       const changes =
@@ -130,8 +206,71 @@ export function moveVersionWith(db: Db, lockBucket: (trx: Db, bucketId: number) 
           .where('id', '=', input.ownerId)
           .execute();
       }
-      return { row, replaced } satisfies Moved;
+      // Issue 39: the webhook events of this change, in its transaction.
+      await insertOutbox(trx, input.outbox);
+      return { row, replaced, retired: replaced ? [replaced] : [] } satisfies Moved;
     });
+}
+
+/** The file's row under its new name (and bucket), with the version id it takes there. */
+function repoint(trx: Db, input: MoveInput, versionId: string | null | undefined) {
+  const { from, to } = input;
+  return trx
+    .updateTable('objects')
+    .set({
+      bucket_id: to.bucketId,
+      filename: to.filename,
+      name_folded: foldName(to.filename),
+      name_sort: nameSortKey(to.filename),
+      ...(input.contentType !== undefined ? { content_type: input.contentType } : {}),
+      ...(versionId !== undefined ? { version_id: versionId } : {}),
+    })
+    .where('bucket_id', '=', from.bucketId)
+    .where('filename', '=', from.filename)
+    .returning(OBJECT_COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * A move where either bucket is versioned, as a Drive user expects of a
+ * rename: the file's bytes go with it (never shared by two rows, so no
+ * deletion can pull them from under another version); a version it
+ * overwrites is kept or dropped as a new upload's would be; the old name
+ * keeps its history under a delete marker, so it can be restored.
+ */
+async function moveVersioned(trx: Db, input: MoveInput, size: number, fromVersioning: BucketVersioning, toVersioning: BucketVersioning): Promise<Moved> {
+  const { from, to } = input;
+  const now = new Date().toISOString();
+  const target = await currentVersionOf(trx, to.bucketId, to.filename);
+  if (target && !input.overwrite) throw new WriteRefused('exists');
+  const retired: StoredVersion[] = [];
+  const changes = new Map<number, CountChange>([
+    [from.bucketId, NO_CHANGE],
+    [to.bucketId, NO_CHANGE],
+  ]);
+  const add = (bucketId: number, change: Partial<CountChange>) => changes.set(bucketId, addChange(changes.get(bucketId)!, change));
+  const atTarget = await displaceAt(trx, { bucketId: to.bucketId, filename: to.filename, versioning: toVersioning, offeredVersionId: input.versionId, now });
+  add(to.bucketId, atTarget.change);
+  if (atTarget.displaced.retired) retired.push(atTarget.displaced.retired);
+  const row = await repoint(trx, input, toVersioning === 'enabled' ? input.versionId : null);
+  add(from.bucketId, { count: -1, total: -size });
+  add(to.bucketId, { count: 1, total: size });
+  if (fromVersioning !== 'unversioned') {
+    const atSource = await displaceAt(trx, {
+      bucketId: from.bucketId,
+      filename: from.filename,
+      versioning: fromVersioning,
+      offeredVersionId: input.markerVersionId,
+      now,
+    });
+    add(from.bucketId, atSource.change);
+    if (atSource.displaced.retired) retired.push(atSource.displaced.retired);
+    await insertMarker(trx, { bucketId: from.bucketId, filename: from.filename, versionId: atSource.displaced.versionId, deletedBy: input.movedBy, now });
+  }
+  for (const [bucketId, change] of changes) {
+    if (!(await applyChange(trx, { id: bucketId, owner_id: input.ownerId }, change))) throw new WriteRefused('no-bucket');
+  }
+  return { row, replaced: target ? { storage_key: target.storage_key, inline: target.inline } : null, retired };
 }
 
 /** The version at a move's new name: refused unless the move overwrites, else its row (and inline bytes) removed. */
@@ -169,6 +308,27 @@ export function removePurgedWith(db: Db): ObjectWrites['removePurged'] {
           versions.map((version) => version.storage_key),
         )
         .returning(['filename', 'storage_key', 'size', 'inline', 'etag'])
+        .execute();
+    });
+  };
+}
+
+export function removePurgedKeptWith(db: Db): ObjectWrites['removePurgedKept'] {
+  return async (bucketId, versions) => {
+    if (versions.length === 0) return;
+    await db.transaction().execute(async (trx) => {
+      await deleteInlineBytes(
+        trx,
+        versions.flatMap((version) => (version.inline && version.storage_key !== null ? [version.storage_key] : [])),
+      );
+      await trx
+        .deleteFrom('object_versions')
+        .where('bucket_id', '=', bucketId)
+        .where(
+          'id',
+          'in',
+          versions.map((version) => version.id),
+        )
         .execute();
     });
   };

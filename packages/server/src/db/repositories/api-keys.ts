@@ -1,5 +1,5 @@
 /** Queries on API keys. Keys are found by the hash of their secret, never by the secret. */
-import { PERMISSIONS, type Permission } from '@pail/shared';
+import { DEFAULT_PERMISSIONS, PERMISSIONS, type Permission } from '@pail/shared';
 import type { AccountRow, ApiKeyRow, ApiKeysTable, Db } from '../schema.js';
 import { ACCOUNT_COLUMNS } from './users.js';
 
@@ -22,16 +22,17 @@ export interface KeyOwner {
 export function limitsOf(row: Pick<ApiKeyRow, 'buckets' | 'permissions' | 'expires_at'>): KeyLimits {
   return {
     buckets: row.buckets === null ? null : (JSON.parse(row.buckets) as number[]),
-    permissions: row.permissions === null ? PERMISSIONS : (row.permissions.split(',') as Permission[]),
+    permissions: row.permissions === null ? DEFAULT_PERMISSIONS : (row.permissions.split(',') as Permission[]),
     expiresAt: row.expires_at,
   };
 }
 
 export function limitsColumns(limits: KeyLimits): Pick<ApiKeysTable, 'buckets' | 'permissions' | 'expires_at'> {
-  const everyPermission = PERMISSIONS.every((p) => limits.permissions.includes(p));
+  // null stands for the default set (every permission but bypass-governance), so keys made before it existed keep their meaning.
+  const asDefault = limits.permissions.length === DEFAULT_PERMISSIONS.length && DEFAULT_PERMISSIONS.every((p) => limits.permissions.includes(p));
   return {
     buckets: limits.buckets === null ? null : JSON.stringify(limits.buckets),
-    permissions: everyPermission ? null : PERMISSIONS.filter((p) => limits.permissions.includes(p)).join(','),
+    permissions: asDefault ? null : PERMISSIONS.filter((p) => limits.permissions.includes(p)).join(','),
     expires_at: limits.expiresAt,
   };
 }
@@ -74,6 +75,7 @@ export async function findKeyOwner(db: Db, keyHash: string): Promise<KeyOwner | 
     .select(['api_keys.id as key_id', 'api_keys.buckets as key_buckets', 'api_keys.permissions as key_permissions', 'api_keys.expires_at as key_expires_at'])
     .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.revoked_at', 'is', null)
+    .where('users.deleted_at', 'is', null)
     .executeTakeFirst();
   if (!row) return undefined;
   const { key_id: keyId, key_buckets: buckets, key_permissions: permissions, key_expires_at: expires_at, ...user } = row;
@@ -89,6 +91,7 @@ export async function findKeyOwnerById(db: Db, keyId: number): Promise<KeyOwner 
     .select(['api_keys.buckets as key_buckets', 'api_keys.permissions as key_permissions', 'api_keys.expires_at as key_expires_at'])
     .where('api_keys.id', '=', keyId)
     .where('api_keys.revoked_at', 'is', null)
+    .where('users.deleted_at', 'is', null)
     .executeTakeFirst();
   if (!row) return undefined;
   const { key_buckets: buckets, key_permissions: permissions, key_expires_at: expires_at, ...user } = row;
@@ -110,6 +113,7 @@ export async function findKeyOwnerByAccessKeyId(db: Db, accessKeyId: string): Pr
     ])
     .where('api_keys.access_key_id', '=', accessKeyId)
     .where('api_keys.revoked_at', 'is', null)
+    .where('users.deleted_at', 'is', null)
     .executeTakeFirst();
   if (!row || row.key_sealed_secret === null) return undefined;
   const { key_id: keyId, key_sealed_secret: sealedSecret, key_buckets: buckets, key_permissions: permissions, key_expires_at: expires_at, ...user } = row;

@@ -1,5 +1,6 @@
 /** Queries on buckets. A bucket is live until deleted_at is set; only live buckets are found. */
 import type { BucketIdentity, BucketRow, Db } from '../schema.js';
+import { insertOutbox, type OutboxEvent } from './webhook-outbox.js';
 
 export function insertBucket(
   db: Db,
@@ -11,6 +12,11 @@ export function insertBucket(
     created_at: string;
     max_file_bytes?: number | null;
     allowed_types?: string | null;
+    object_lock?: number;
+    versioning?: 'enabled';
+    lock_default_mode?: string | null;
+    lock_default_days?: number | null;
+    lock_default_years?: number | null;
   },
 ): Promise<BucketRow> {
   return db
@@ -77,8 +83,45 @@ export async function findOwnLiveBucketByName(db: Db, ownerId: number, name: str
 }
 
 /** A live bucket's limits; undefined when it is gone. */
-export function findBucketRules(db: Db, bucketId: number): Promise<Pick<BucketRow, 'max_file_bytes' | 'allowed_types'> | undefined> {
-  return db.selectFrom('buckets').select(['max_file_bytes', 'allowed_types']).where('id', '=', bucketId).where('deleted_at', 'is', null).executeTakeFirst();
+export type BucketRulesRow = Pick<
+  BucketRow,
+  'max_file_bytes' | 'allowed_types' | 'versioning' | 'object_lock' | 'lock_default_mode' | 'lock_default_days' | 'lock_default_years'
+> & {
+  /** Its lifecycle rules' JSON (null: none): the expiry a write tells (domain/lifecycle-expiry.ts). */
+  lifecycle_rules: string | null;
+};
+
+export function findBucketRules(db: Db, bucketId: number): Promise<BucketRulesRow | undefined> {
+  return db
+    .selectFrom('buckets')
+    .leftJoin('bucket_lifecycle as lifecycle', 'lifecycle.bucket_id', 'buckets.id')
+    .select(['max_file_bytes', 'allowed_types', 'versioning', 'object_lock', 'lock_default_mode', 'lock_default_days', 'lock_default_years'])
+    .select('lifecycle.rules as lifecycle_rules')
+    .where('buckets.id', '=', bucketId)
+    .where('buckets.deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Sets a live bucket's versioning: enabled, or suspended once it has been
+ * versioned (S3 never takes a bucket back to unversioned; suspending one
+ * that never was versioned is as S3: it becomes suspended). The row after,
+ * or undefined when it is gone.
+ */
+/**
+ * Sets a live bucket's versioning; undefined when it is gone, or when it would
+ * suspend a bucket with object lock (checked in the statement itself, so a
+ * lock turned on meanwhile is never missed: lock-changes.ts).
+ */
+export function setBucketVersioning(db: Db, bucketId: number, versioning: 'enabled' | 'suspended'): Promise<BucketRow | undefined> {
+  return db
+    .updateTable('buckets')
+    .set({ versioning })
+    .where('id', '=', bucketId)
+    .where('deleted_at', 'is', null)
+    .$if(versioning === 'suspended', (q) => q.where('object_lock', '=', 0))
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Changes a live bucket's limits (fields absent: unchanged); the row after, or undefined when it is gone. */
@@ -96,7 +139,15 @@ export function setBucketLimits(
  * a block saved meanwhile is not slipped past. False when nothing changed:
  * the bucket is gone, or blocked.
  */
-export async function setBucketPublic(db: Db, bucketId: number, isPublic: boolean): Promise<boolean> {
+export async function setBucketPublic(db: Db, bucketId: number, isPublic: boolean, outbox?: OutboxEvent[]): Promise<boolean> {
+  // Issue 39: with webhook events to write, the change and its events share one transaction.
+  if (outbox && outbox.length > 0) {
+    return db.transaction().execute(async (trx) => {
+      const changed = await setBucketPublic(trx, bucketId, isPublic);
+      if (changed) await insertOutbox(trx, outbox);
+      return changed;
+    });
+  }
   const result = await db
     .updateTable('buckets')
     .set({ public: isPublic ? 1 : 0 })
@@ -122,9 +173,19 @@ export async function setBucketPublic(db: Db, bucketId: number, isPublic: boolea
 /**
  * Marks the owner's live bucket deleted and gives its bytes back to the
  * owner's usage, in one transaction. The bucket as it was, or undefined when
- * there was no such bucket.
+ * there was no such bucket. `guard` (object lock) is asked in the
+ * transaction once the bucket's row is locked by the update, which a change
+ * of a version's lock takes too (version-locks.ts), so it sees every lock
+ * answered as set; it throws to refuse, rolling the deletion back.
  */
-export function softDeleteBucket(db: Db, ownerId: number, bucketId: number, at: string): Promise<BucketIdentity | undefined> {
+export function softDeleteBucket(
+  db: Db,
+  ownerId: number,
+  bucketId: number,
+  at: string,
+  outbox?: OutboxEvent[],
+  guard?: (trx: Db) => Promise<void>,
+): Promise<BucketIdentity | undefined> {
   return db.transaction().execute(async (trx) => {
     const bucket = await trx
       .updateTable('buckets')
@@ -135,11 +196,14 @@ export function softDeleteBucket(db: Db, ownerId: number, bucketId: number, at: 
       .returning(['id', 'owner_id', 'storage_name', 'total_bytes'])
       .executeTakeFirst();
     if (!bucket) return undefined;
+    await guard?.(trx);
     await trx
       .updateTable('users')
       .set((eb) => ({ storage_used_bytes: eb('storage_used_bytes', '-', bucket.total_bytes) }))
       .where('id', '=', ownerId)
       .execute();
+    // Issue 39: the webhook events of this change, in its transaction.
+    await insertOutbox(trx, outbox);
     return { id: bucket.id, owner_id: bucket.owner_id, storage_name: bucket.storage_name };
   });
 }
@@ -150,6 +214,11 @@ export function bucketsToPurge(db: Db): Promise<BucketIdentity[]> {
     .selectFrom('buckets')
     .select(['id', 'owner_id', 'storage_name'])
     .where('deleted_at', 'is not', null)
-    .where((eb) => eb.exists(eb.selectFrom('objects').select('bucket_id').whereRef('objects.bucket_id', '=', 'buckets.id')))
+    .where((eb) =>
+      eb.or([
+        eb.exists(eb.selectFrom('objects').select('bucket_id').whereRef('objects.bucket_id', '=', 'buckets.id')),
+        eb.exists(eb.selectFrom('object_versions').select('bucket_id').whereRef('object_versions.bucket_id', '=', 'buckets.id')),
+      ]),
+    )
     .execute();
 }

@@ -9,6 +9,7 @@
  */
 import type { Db, MultipartPartsTable, MultipartUploadsTable } from '../schema.js';
 import { holding, type CapRule } from './holdings.js';
+import { startingWith } from '../name-ranges.js';
 
 export type MultipartUploadRow = MultipartUploadsTable;
 export type MultipartPartRow = MultipartPartsTable;
@@ -37,14 +38,15 @@ export function listParts(db: Db, uploadId: string, after: number, limit: number
     .execute();
 }
 
-/** Up to `limit` unfinished uploads in (key, upload id) order, keys starting with `prefix`, after the markers. */
+/** Up to `limit` unfinished uploads in (key, upload id) order, keys starting with `prefix`, after the markers (and from `from` on). */
 export function listUploads(
   db: Db,
   bucketId: number,
-  page: { prefix: string; keyMarker: string; uploadIdMarker: string; limit: number },
+  page: { prefix: string; keyMarker: string; uploadIdMarker: string; from?: string | undefined; limit: number },
 ): Promise<MultipartUploadRow[]> {
   let q = db.selectFrom('multipart_uploads').selectAll().where('bucket_id', '=', bucketId);
-  if (page.prefix !== '') q = q.where('filename', '>=', page.prefix).where('filename', '<', `${page.prefix}\u{10FFFF}`);
+  q = q.$call(startingWith('filename', page.prefix));
+  if (page.from !== undefined) q = q.where('filename', '>=', page.from);
   if (page.keyMarker !== '') {
     const { keyMarker, uploadIdMarker } = page;
     // S3: with an upload-id-marker, the marker key's later uploads follow; without, the listing resumes after the key.

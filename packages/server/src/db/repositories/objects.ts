@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { BucketRow, Db, ObjectRow } from '../schema.js';
 import { partKeys } from './multipart.js';
+import { startingWith } from '../name-ranges.js';
 
 /** A version whose bytes are to be removed: from the blob store, or (inline) from the database. */
 export interface StoredVersion {
@@ -22,9 +23,11 @@ export interface RemovedVersion extends StoredVersion {
  * visibility and the switches of its public access block that hide it (null: no block).
  */
 export interface ReadableObject {
-  bucket: Pick<BucketRow, 'id' | 'owner_id' | 'name' | 'public' | 'storage_name'> & {
+  bucket: Pick<BucketRow, 'id' | 'owner_id' | 'name' | 'public' | 'storage_name' | 'versioning' | 'object_lock'> & {
     ignore_public_acls: number | null;
     restrict_public_buckets: number | null;
+    /** Its lifecycle rules' JSON (null: none), for the expiry a read tells (domain/lifecycle-expiry.ts). */
+    lifecycle_rules: string | null;
   };
   object: ObjectRow;
 }
@@ -46,6 +49,7 @@ export const OBJECT_COLUMNS = [
   'metadata',
   'checksums',
   'tags',
+  'version_id',
 ] as const satisfies readonly (keyof ObjectRow)[];
 
 export function findObjectRow(db: Db, bucketId: number, filename: string): Promise<ObjectRow | undefined> {
@@ -65,10 +69,7 @@ export function listObjectRows(
   page: { prefix: string; after?: string | undefined; from?: string | undefined; limit: number },
 ): Promise<ObjectRow[]> {
   let q = db.selectFrom('objects').select(OBJECT_COLUMNS).where('bucket_id', '=', bucketId);
-  if (page.prefix !== '') {
-    // A range the index can use: every string that starts with `prefix` sorts in [prefix, prefix + U+10FFFF).
-    q = q.where('filename', '>=', page.prefix).where('filename', '<', `${page.prefix}\u{10FFFF}`);
-  }
+  q = q.$call(startingWith('filename', page.prefix));
   if (page.after !== undefined) q = q.where('filename', '>', page.after);
   if (page.from !== undefined) q = q.where('filename', '>=', page.from);
   return q.orderBy('filename').limit(page.limit).execute();
@@ -88,14 +89,19 @@ export async function findBucketAndObject(
     .selectFrom('buckets')
     .leftJoin('objects', (join) => join.onRef('objects.bucket_id', '=', 'buckets.id').on('objects.filename', '=', filename))
     .leftJoin('bucket_public_access_blocks as block', 'block.bucket_id', 'buckets.id')
+    // A lookup by primary key that finds nothing for a bucket without rules: no second query on the hottest read.
+    .leftJoin('bucket_lifecycle as lifecycle', 'lifecycle.bucket_id', 'buckets.id')
     .select([
       'buckets.id as bucket_id',
       'buckets.owner_id',
       'buckets.name',
       'buckets.public',
       'buckets.storage_name',
+      'buckets.versioning',
+      'buckets.object_lock',
       'block.ignore_public_acls',
       'block.restrict_public_buckets',
+      'lifecycle.rules as lifecycle_rules',
       'objects.storage_key',
       'objects.size',
       'objects.content_type',
@@ -106,6 +112,7 @@ export async function findBucketAndObject(
       'objects.metadata',
       'objects.checksums',
       'objects.tags',
+      'objects.version_id',
     ])
     .$if('id' in bucketRef, (q) => q.where('buckets.id', '=', (bucketRef as { id: number }).id))
     .$if('storageName' in bucketRef, (q) => q.where('buckets.storage_name', '=', (bucketRef as { storageName: string }).storageName))
@@ -125,8 +132,11 @@ export async function findBucketAndObject(
     name: row.name,
     public: row.public,
     storage_name: row.storage_name,
+    versioning: row.versioning,
+    object_lock: row.object_lock,
     ignore_public_acls: row.ignore_public_acls,
     restrict_public_buckets: row.restrict_public_buckets,
+    lifecycle_rules: row.lifecycle_rules,
   };
   if (row.storage_key === null) return { bucket, object: null };
   return {
@@ -144,6 +154,7 @@ export async function findBucketAndObject(
       metadata: row.metadata,
       checksums: row.checksums,
       tags: row.tags,
+      version_id: row.version_id,
     },
   };
 }
@@ -164,7 +175,13 @@ export function versionsToPurge(db: Db, bucketId: number, limit: number): Promis
 export async function referencedKeys(db: Db, storageKeys: string[]): Promise<Set<string>> {
   if (storageKeys.length === 0) return new Set();
   const rows = await db.selectFrom('objects').select('storage_key').where('storage_key', 'in', storageKeys).execute();
-  return new Set([...rows.map((row) => row.storage_key), ...(await partKeys(db, storageKeys))]);
+  // A noncurrent version keeps its bytes too (migration 0020).
+  const kept = await db.selectFrom('object_versions').select('storage_key').where('storage_key', 'in', storageKeys).execute();
+  return new Set([
+    ...rows.map((row) => row.storage_key),
+    ...kept.flatMap((row) => (row.storage_key === null ? [] : [row.storage_key])),
+    ...(await partKeys(db, storageKeys)),
+  ]);
 }
 
 /** The version the multipart upload `uploadId` made, while it is the file's current one: what a repeated completion answers with. */
@@ -173,10 +190,10 @@ export function findCompletedBy(
   bucketId: number,
   filename: string,
   uploadId: string,
-): Promise<Pick<ObjectRow, 'size' | 'etag' | 'checksums'> | undefined> {
+): Promise<Pick<ObjectRow, 'size' | 'etag' | 'checksums' | 'tags' | 'updated_at'> | undefined> {
   return db
     .selectFrom('objects')
-    .select(['size', 'etag', 'checksums'])
+    .select(['size', 'etag', 'checksums', 'tags', 'updated_at'])
     .where('bucket_id', '=', bucketId)
     .where('filename', '=', filename)
     .where('upload_id', '=', uploadId)

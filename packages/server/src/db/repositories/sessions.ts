@@ -14,9 +14,28 @@ export function findSessionAccount(db: Db, sessionId: string): Promise<(AccountR
     .select(ACCOUNT_COLUMNS)
     .select(['sessions.revoked_at', 'sessions.expires_at'])
     .where('sessions.id', '=', sessionId)
+    .where('users.deleted_at', 'is', null)
     .executeTakeFirst();
 }
 
 export async function revokeSession(db: Db, sessionId: string, at: string): Promise<void> {
   await db.updateTable('sessions').set({ revoked_at: at }).where('id', '=', sessionId).execute();
+}
+
+/** Revokes every live session of a user (their cookies and tokens give 401 from then on); how many there were. */
+export async function revokeSessionsOf(db: Db, userId: number, at: string): Promise<number> {
+  const result = await db.updateTable('sessions').set({ revoked_at: at }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** How many sessions of a user are live (neither revoked nor expired at `now`). */
+export async function countLiveSessions(db: Db, userId: number, now: string): Promise<number> {
+  const row = await db
+    .selectFrom('sessions')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

@@ -13,6 +13,7 @@ import { escapeLike } from '../folded-names.js';
 import { nameSortKey } from '../name-sort-keys.js';
 import type { Database, Db, ObjectRow } from '../schema.js';
 import { OBJECT_COLUMNS } from './objects.js';
+import { startingWith } from '../name-ranges.js';
 
 export type SortKey = 'name' | 'size' | 'type' | 'updated';
 export type SortOrder = 'asc' | 'desc';
@@ -33,9 +34,9 @@ function underPrefix<O>(q: SelectQueryBuilder<Database, 'objects', O>, prefix: s
   if (prefix === '') return q;
   if (byNameKey && prefix.endsWith('/')) {
     const key = nameSortKey(prefix);
-    return q.where('name_sort', '>=', key).where('name_sort', '<', `${key}\u{10FFFF}`);
+    return q.$call(startingWith('name_sort', key));
   }
-  return q.where('filename', '>=', prefix).where('filename', '<', `${prefix}\u{10FFFF}`);
+  return q.$call(startingWith('filename', prefix));
 }
 
 /** Where the previous page ended: its last file's sort value and name. */

@@ -4,20 +4,42 @@ import type { Db, UserRow } from '../schema.js';
 /** The columns of an AccountRow, for queries that join users (never the password hash). */
 export const ACCOUNT_COLUMNS = ['users.id', 'users.email', 'users.plan', 'users.storage_used_bytes', 'users.created_at'] as const;
 
+/** A live account by its email (a deleted one's email is a tombstone, and it is skipped in any case). */
 export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+  return db.selectFrom('users').selectAll().where('email', '=', email).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
 export function insertUser(db: Db, values: { email: string; password_hash: string; plan: string; created_at: string }): Promise<UserRow> {
   return db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
+/** A deleted account by the tombstone its email became (its audit log stays readable to the operator). */
+export function findDeletedUser(db: Db, tombstone: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', tombstone).where('deleted_at', 'is not', null).executeTakeFirst();
+}
+
+/** The live accounts, by id. */
 export function listUsers(db: Db): Promise<UserRow[]> {
-  return db.selectFrom('users').selectAll().orderBy('id').execute();
+  return db.selectFrom('users').selectAll().where('deleted_at', 'is', null).orderBy('id').execute();
 }
 
 export function updatePlan(db: Db, email: string, plan: string): Promise<UserRow | undefined> {
-  return db.updateTable('users').set({ plan }).where('email', '=', email).returningAll().executeTakeFirst();
+  return db.updateTable('users').set({ plan }).where('email', '=', email).where('deleted_at', 'is', null).returningAll().executeTakeFirst();
+}
+
+/**
+ * Marks a live account deleted: its email becomes `tombstone` (freeing the
+ * address, which the unique constraint would otherwise keep) and its password
+ * hash one no password matches. False when it was not live.
+ */
+export async function markUserDeleted(db: Db, userId: number, at: string, tombstone: string, unusableHash: string): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ deleted_at: at, email: tombstone, password_hash: unusableHash })
+    .where('id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /**

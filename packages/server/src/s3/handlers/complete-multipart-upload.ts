@@ -10,7 +10,10 @@ import { completeUpload, requireCompletable, type ListedPart } from '../../domai
 import { MAX_PART_NUMBER, parsePartNumber } from '../../domain/multipart.js';
 import { parseFilename } from '../../domain/objects.js';
 import { checkWriteCondition } from '../../domain/uploads.js';
+import { bucketRules } from '../../domain/bucket-rules.js';
+import { expirationRules } from '../../domain/lifecycle-expiry.js';
 import { checksumAlgorithmOf } from '../checksums.js';
+import { expirationHeader } from '../expiration.js';
 import { writeConditionOf } from '../conditions.js';
 import { s3Errors } from '../errors.js';
 import { ownBucket, sendXml, type Handler } from '../handler-support.js';
@@ -33,6 +36,7 @@ export const CompleteMultipartUpload: Handler = answeringRefusals(async (ctx, re
   // there already: a repeat is answered as the completion was), and (as PutObject) the write condition
   // holds; both are checked again in the commit. A repeat's condition guarded the write already made.
   const earlier = await requireCompletable(ctx.storage, named);
+  const rules = await bucketRules(ctx.storage, bucket.id);
   const condition = writeConditionOf(request.headers);
   if (condition && !earlier) await checkWriteCondition(ctx.storage, bucket.id, named.filename, condition);
   // The body's checksum headers describe the object, not the body.
@@ -49,6 +53,16 @@ export const CompleteMultipartUpload: Handler = answeringRefusals(async (ctx, re
       operation: 'CompleteMultipartUpload',
     }));
   const path = [target.bucket, ...target.key.split('/')].map(strictEncode).join('/');
+  if ('version_id' in result && typeof result.version_id === 'string') reply.header('x-amz-version-id', result.version_id);
+  // As PutObject: when a lifecycle rule will expire the object, counted from when it was made.
+  reply.headers(
+    expirationHeader(expirationRules(rules.lifecycleRules), {
+      filename: named.filename,
+      size: result.size,
+      tags: result.tags,
+      lastModified: result.lastModified,
+    }),
+  );
   return sendXml(reply, 'CompleteMultipartUploadResult', {
     Location: `${request.protocol}://${request.host}/${path}`,
     Bucket: target.bucket,

@@ -10,6 +10,7 @@ import { S3Error, s3Errors } from '../errors.js';
 import type { Handler } from '../handler-support.js';
 import { xmlBody } from '../payload.js';
 import { parseXml } from '../xml.js';
+import { actorOf } from '../../domain/audit.js';
 
 export const CreateBucket: Handler = async (ctx, request, reply, { bucket, caller }) => {
   const acl = request.headers['x-amz-acl'];
@@ -18,7 +19,15 @@ export const CreateBucket: Handler = async (ctx, request, reply, { bucket, calle
   const configuration = await xmlBody(request, caller.payloadHash);
   if (configuration.trim() !== '' && parseXml(configuration) === null) throw s3Errors.malformedXml();
   try {
-    await createBucket(ctx.db, caller.principal.user.id, { name: bucket, public: acl === 'public-read' }, ctx.config.maxBucketsPerUser);
+    // x-amz-bucket-object-lock-enabled: true makes it with object lock, versioned for good (domain/object-lock.ts).
+    const objectLock = String(request.headers['x-amz-bucket-object-lock-enabled'] ?? '').toLowerCase() === 'true';
+    await createBucket(
+      ctx.db,
+      caller.principal.user.id,
+      { name: bucket, public: acl === 'public-read', object_lock: objectLock },
+      ctx.config.maxBucketsPerUser,
+      actorOf(caller.principal),
+    );
   } catch (error) {
     if (error instanceof AppError && error.code === 'ValidationError') throw new S3Error('InvalidBucketName', 400, error.message);
     // In us-east-1, S3 answers a create of a bucket the caller already owns with 200 and leaves the bucket as it is

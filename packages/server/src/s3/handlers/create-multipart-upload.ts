@@ -11,12 +11,16 @@ import { s3Errors } from '../errors.js';
 import { ownBucketForNewObject, sendXml, type Handler } from '../handler-support.js';
 import { metadataOf } from '../metadata.js';
 import { answeringRefusals } from '../multipart-support.js';
+import { checkLockedWrite, requestedLockOf } from '../object-lock.js';
 import { taggingOf } from '../tagging.js';
+import { bucketRules } from '../../domain/bucket-rules.js';
 
 export const CreateMultipartUpload: Handler = answeringRefusals(async (ctx, request, reply, target) => {
   const bucket = await ownBucketForNewObject(ctx, target, request);
   const filename = parseFilename(target.key);
   const checksum = uploadChecksumOf(request.headers);
+  const lock = requestedLockOf(request.headers);
+  checkLockedWrite(request.headers, lock, (await bucketRules(ctx.storage, bucket.id)).lock, false);
   const uploadId = await beginUpload(ctx.storage, {
     owner: target.caller.principal.user,
     bucket,
@@ -25,6 +29,7 @@ export const CreateMultipartUpload: Handler = answeringRefusals(async (ctx, requ
     metadata: metadataOf(request.headers),
     // Kept with the upload, written with the object when it completes.
     tags: taggingOf(request.headers),
+    lock,
     checksum,
   });
   if (checksum) reply.header('x-amz-checksum-algorithm', CHECKSUM_ALGORITHMS[checksum.algorithm]!.label).header('x-amz-checksum-type', checksum.type);

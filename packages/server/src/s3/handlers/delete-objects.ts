@@ -2,12 +2,14 @@
  * DeleteObjects (POST /bucket?delete): up to 1000 keys, each deleted through
  * the domain's deleteObject as DeleteObject does, each answered on its own
  * (Deleted, or Error with S3's code). A key that is not there counts as
- * deleted, as S3 does. The body is read as XML whatever its Content-Type
+ * deleted, as S3 does; a VersionId deletes that version for good. The body is read as XML whatever its Content-Type
  * (botocore sends none).
  */
 import { AppError } from '../../domain/errors.js';
 import { deleteObject } from '../../domain/objects.js';
+import { deleteFileVersion } from '../../domain/versions.js';
 import { fromAppError, s3Errors } from '../errors.js';
+import { bypassAsked } from '../object-lock.js';
 import { ownBucket, sendXml, type Handler } from '../handler-support.js';
 import { xmlBody, type XmlBodyLimits } from '../payload.js';
 import { field, parseXml, type XmlElement } from '../xml.js';
@@ -41,23 +43,34 @@ export const DeleteObjects: Handler = async (ctx, request, reply, target) => {
   const { quiet, objects } = parseDelete(body);
   const deleted: XmlElement[] = [];
   const failed: XmlElement[] = [];
+  const bypass = bypassAsked(request, target.caller.principal);
   for (const { key, versionId } of objects) {
-    // Unversioned buckets hold one version of each key, whose id is "null".
-    if (versionId !== undefined && versionId !== 'null') {
-      failed.push({ Key: key, VersionId: versionId, Code: 'NoSuchVersion', Message: 'The specified version does not exist.' });
-      continue;
-    }
     try {
-      await deleteObject(ctx.storage, bucket, key, 'DeleteObjects');
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      if (error.code !== 'FileNotFound') {
-        const s3Error = fromAppError(error);
-        failed.push({ Key: key, Code: s3Error.code, Message: s3Error.message });
+      // With a versionId, that version for good (a locked one is refused: object-lock.ts); without, as DeleteObject.
+      if (versionId !== undefined) {
+        const removed = await deleteFileVersion(ctx.storage, bucket, key, versionId, 'DeleteObjects', { bypassGovernance: bypass });
+        if (!quiet)
+          deleted.push({ Key: key, VersionId: versionId, ...(removed.isDeleteMarker ? { DeleteMarker: true, DeleteMarkerVersionId: versionId } : {}) });
         continue;
       }
+      const outcome = await deleteObject(ctx.storage, bucket, key, 'DeleteObjects', {
+        by: target.caller.principal,
+        evenIfAbsent: bucket.versioning !== 'unversioned',
+        bypassGovernance: bypass,
+      });
+      if (!quiet) {
+        deleted.push(outcome.markerVersionId === null ? { Key: key } : { Key: key, DeleteMarker: true, DeleteMarkerVersionId: outcome.markerVersionId });
+      }
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      // A key or version that is not there is deleted already, as S3 answers it.
+      if (error.code === 'FileNotFound' || error.code === 'VersionNotFound') {
+        if (!quiet) deleted.push(versionId === undefined ? { Key: key } : { Key: key, VersionId: versionId });
+        continue;
+      }
+      const s3Error = fromAppError(error);
+      failed.push({ Key: key, ...(versionId !== undefined ? { VersionId: versionId } : {}), Code: s3Error.code, Message: s3Error.message });
     }
-    if (!quiet) deleted.push(versionId === undefined ? { Key: key } : { Key: key, VersionId: 'null' });
   }
   return sendXml(reply, 'DeleteResult', { Deleted: deleted, Error: failed });
 };

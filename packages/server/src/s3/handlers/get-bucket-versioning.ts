@@ -1,8 +1,9 @@
-/** GetBucketVersioning: versioning is never enabled, and the answer says so with an empty configuration. */
+/** GetBucketVersioning: Enabled or Suspended; a bucket never versioned answers an empty configuration (no Status), as S3 does. */
 import { ownBucket, sendXml, type Handler } from '../handler-support.js';
 
 export const GetBucketVersioning: Handler = async (ctx, _request, reply, target) => {
-  await ownBucket(ctx, target);
-  // Never enabled: no Status at all (Suspended would make tools take the bucket for a versioned one).
-  return sendXml(reply, 'VersioningConfiguration', {});
+  const bucket = await ownBucket(ctx, target);
+  // Never versioned: no Status at all (Suspended would make tools take the bucket for a versioned one).
+  if (bucket.versioning === 'unversioned') return sendXml(reply, 'VersioningConfiguration', {});
+  return sendXml(reply, 'VersioningConfiguration', { Status: bucket.versioning === 'enabled' ? 'Enabled' : 'Suspended' });
 };

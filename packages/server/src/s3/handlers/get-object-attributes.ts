@@ -3,15 +3,18 @@
  * `x-amz-object-attributes` names: its ETag (without quotes, as S3 gives it
  * here), its checksum, its parts (domain/object-parts.ts, paged by
  * `x-amz-max-parts` and `x-amz-part-number-marker`), its storage class
- * (always STANDARD) and size, with Last-Modified. Read as HeadObject reads.
+ * (always STANDARD) and size, with Last-Modified and, in a versioned bucket,
+ * x-amz-version-id. Read as HeadObject reads, by versionId too.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ObjectRow } from '../../db/schema.js';
 import { CHECKSUM_ALGORITHMS, isComposite } from '../../domain/checksum-algorithms.js';
 import { partsOf, type ObjectParts } from '../../domain/object-parts.js';
-import { findReadable } from '../../domain/objects.js';
+import { shownVersionId } from '../../domain/versions.js';
 import { s3Errors } from '../errors.js';
 import { sendXml, type Handler } from '../handler-support.js';
+import { objectAsked } from '../object-reads.js';
+import { queryValue } from '../query.js';
 import type { XmlElement } from '../xml.js';
 
 const ATTRIBUTES = ['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'] as const;
@@ -23,7 +26,8 @@ export const GetObjectAttributes: Handler = async (ctx, request, reply, target) 
   const asked = attributesAsked(request.headers);
   const page = pageAsked(request.headers);
   const { principal } = target.caller;
-  const { object } = await findReadable(ctx.storage, { ownerName: { ownerId: principal.user.id, name: target.bucket } }, target.key, principal);
+  const bucketRef = { ownerName: { ownerId: principal.user.id, name: target.bucket } };
+  const { bucket, object } = await objectAsked(ctx, bucketRef, target.key, principal, queryValue(target.query, 'versionId'));
   const checksum = storedChecksum(object);
   const parts = asked.has('ObjectParts') ? await partsOf(ctx.storage, object) : undefined;
   // In S3's order, each only when asked for (and, for a checksum and parts, when there is one).
@@ -35,6 +39,7 @@ export const GetObjectAttributes: Handler = async (ctx, request, reply, target) 
     ObjectSize: asked.has('ObjectSize') ? object.size : undefined,
   };
   reply.header('last-modified', new Date(object.updated_at).toUTCString());
+  if (bucket.versioning !== 'unversioned') reply.header('x-amz-version-id', shownVersionId(object.version_id));
   return sendXml(reply, 'GetObjectAttributesResponse', present(answer));
 };
 

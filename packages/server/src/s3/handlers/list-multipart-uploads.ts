@@ -2,15 +2,13 @@
  * ListMultipartUploads: a page of a bucket's unfinished uploads, rolled up
  * into common prefixes with a delimiter, in S3's XML.
  */
+import { pastPrefix } from '../../db/name-ranges.js';
 import { listUploads, type MultipartUploadRow } from '../../db/repositories/multipart.js';
 import { CHECKSUM_ALGORITHMS } from '../../domain/checksum-algorithms.js';
 import type { AppContext } from '../../http/context.js';
 import { ownBucket, ownerXml, sendXml, type Handler } from '../handler-support.js';
 import { encoderOf, pageSize } from '../multipart-support.js';
 import { queryValue } from '../query.js';
-
-/** Past every key that starts with `prefix` (U+10FFFF sorts after any character a key may hold). */
-const pastPrefix = (prefix: string) => `${prefix}\u{10FFFF}`;
 
 type UploadEntry = { upload: MultipartUploadRow } | { commonPrefix: string };
 
@@ -29,25 +27,36 @@ async function uploadEntries(
     return (await listUploads(ctx.db, bucketId, { ...page })).map((upload) => ({ upload }));
   }
   const entries: UploadEntry[] = [];
-  let marker = page.keyMarker.endsWith(delimiter) && page.keyMarker.startsWith(prefix) ? pastPrefix(page.keyMarker) : page.keyMarker;
-  let uploadIdMarker = marker === page.keyMarker ? page.uploadIdMarker : '';
+  // Where the next query starts: after an upload (its key and id), or at the first key past a common prefix.
+  let next: { keyMarker: string; uploadIdMarker: string; from?: string } = { keyMarker: page.keyMarker, uploadIdMarker: page.uploadIdMarker };
+  const pastAll = (commonPrefix: string) => {
+    const from = pastPrefix(commonPrefix);
+    return from === null ? null : { keyMarker: '', uploadIdMarker: '', from };
+  };
+  // A marker that is itself a common prefix (the prefix, then a part ending at the first delimiter after it).
+  const marker = page.keyMarker;
+  if (marker.length > prefix.length && marker.startsWith(prefix) && marker.indexOf(delimiter, prefix.length) === marker.length - delimiter.length) {
+    const past = pastAll(page.keyMarker);
+    if (past === null) return entries;
+    next = past;
+  }
   while (entries.length < limit) {
     const wanted = limit - entries.length;
-    const rows = await listUploads(ctx.db, bucketId, { prefix, keyMarker: marker, uploadIdMarker, limit: wanted });
+    const rows = await listUploads(ctx.db, bucketId, { prefix, ...next, limit: wanted });
     let rolledUp = false;
     for (const upload of rows) {
       const cut = upload.filename.indexOf(delimiter, prefix.length);
       if (cut < 0) {
         entries.push({ upload });
-        marker = upload.filename;
-        uploadIdMarker = upload.id;
+        next = { keyMarker: upload.filename, uploadIdMarker: upload.id };
         continue;
       }
       const commonPrefix = upload.filename.slice(0, cut + delimiter.length);
       entries.push({ commonPrefix });
-      // The rest under this prefix rolls up into it: the next query starts past them all.
-      marker = pastPrefix(commonPrefix);
-      uploadIdMarker = '';
+      // The rest under this prefix rolls up into it: the next query starts past them all (none: nothing is past them).
+      const past = pastAll(commonPrefix);
+      if (past === null) return entries;
+      next = past;
       rolledUp = true;
       break;
     }

@@ -9,6 +9,7 @@ import { cannedFromPolicy, type CannedAcl } from '../acl-policy.js';
 import { s3Errors } from '../errors.js';
 import { ownBucket, type Handler } from '../handler-support.js';
 import { xmlBody } from '../payload.js';
+import { actorOf } from '../../domain/audit.js';
 
 export const PutBucketAcl: Handler = async (ctx, request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
@@ -26,6 +27,6 @@ export const PutBucketAcl: Handler = async (ctx, request, reply, target) => {
   } else {
     throw s3Errors.invalidArgument('PutBucketAcl needs an x-amz-acl header or an AccessControlPolicy body');
   }
-  await setVisibility(ctx.storage, target.caller.principal.user.id, String(bucket.id), { public: acl === 'public-read' });
+  await setVisibility(ctx.storage, target.caller.principal.user.id, String(bucket.id), { public: acl === 'public-read' }, actorOf(target.caller.principal));
   return reply.code(200).send();
 };

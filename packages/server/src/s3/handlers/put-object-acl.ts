@@ -6,9 +6,11 @@
  * disabled (400 AccessControlListNotSupported). PutBucketAcl changes it.
  */
 import { requireObject } from '../../domain/objects.js';
+import { versionOrCurrent } from '../../domain/versions.js';
 import { cannedFromPolicy } from '../acl-policy.js';
 import { s3Errors } from '../errors.js';
-import { ownBucket, type Handler } from '../handler-support.js';
+import { ownBucket, versionIdHeader, type Handler } from '../handler-support.js';
+import { queryValue } from '../query.js';
 import { checkObjectAcl } from '../object-acl.js';
 import { xmlBody } from '../payload.js';
 
@@ -16,7 +18,10 @@ const OTHER_ACL = 'an object has its bucket’s visibility, and no ACL of its ow
 
 export const PutObjectAcl: Handler = async (ctx, request, reply, target) => {
   const bucket = await ownBucket(ctx, target);
-  await requireObject(ctx.storage, bucket, target.key);
+  const versionId = queryValue(target.query, 'versionId');
+  // The object, or the version named, must exist (a delete marker has no ACL: 405).
+  if (versionId === undefined) await requireObject(ctx.storage, bucket, target.key);
+  else versionIdHeader(reply, bucket, (await versionOrCurrent(ctx.storage, bucket, target.key, versionId)).object.version_id ?? null);
   const body = await xmlBody(request, target.caller.payloadHash, target.caller);
   if (Object.keys(request.headers).some((name) => name.startsWith('x-amz-grant-'))) throw s3Errors.aclNotSupported(OTHER_ACL);
   const header = request.headers['x-amz-acl'];

@@ -13,7 +13,11 @@ import { ownBucketForNewObject, type Handler } from '../handler-support.js';
 import { metadataOf } from '../metadata.js';
 import { checksumHeaders } from '../object-reads.js';
 import { uploadBody } from '../payload.js';
+import { checkLockedWrite, requestedLockOf } from '../object-lock.js';
 import { taggingOf } from '../tagging.js';
+import { expirationHeader } from '../expiration.js';
+import { expirationRules } from '../../domain/lifecycle-expiry.js';
+import { bucketRules } from '../../domain/bucket-rules.js';
 
 const isChunked = (value: string | undefined): boolean => value !== undefined && /(^|,)\s*chunked\s*$/i.test(value);
 
@@ -23,6 +27,10 @@ export const PutObject: Handler = async (ctx, request, reply, target) => {
   // Before the body is touched: a refused body left unread is drained by Node, so the client still hears the 412.
   const condition = writeConditionOf(request.headers);
   const tags = taggingOf(request.headers);
+  const lock = requestedLockOf(request.headers);
+  // S3 wants a digest of what it locks: lock headers, or a bucket with a default retention.
+  const rules = await bucketRules(ctx.storage, bucket.id);
+  checkLockedWrite(request.headers, lock, rules.lock, true);
   if (condition) await checkWriteCondition(ctx.storage, bucket.id, filename, condition);
   // An aws-chunked body declares its decoded length (x-amz-decoded-content-length); Content-Length counts its framing.
   const body = uploadBody(request, target.caller.payloadHash, target.caller, { md5: true });
@@ -41,11 +49,18 @@ export const PutObject: Handler = async (ctx, request, reply, target) => {
     rawRequestBody: body.raw,
     metadata: metadataOf(request.headers),
     tags,
+    lock,
     etag: body.md5Hex,
     checksums: body.checksums,
     condition,
     operation: 'PutObject',
   });
   const checksums = checksumHeaders(body.checksums?.());
+  // In a versioning-enabled bucket, the version this write made (S3's x-amz-version-id).
+  if (result.version_id !== undefined) reply.header('x-amz-version-id', result.version_id);
+  // When a lifecycle rule will expire it, counted from now (its Last-Modified, to the second's day).
+  reply.headers(
+    expirationHeader(expirationRules(rules.lifecycleRules), { filename, size: result.size, tags: tags ?? null, lastModified: ctx.storage.clock.now() }),
+  );
   return reply.code(200).header('etag', `"${body.md5Hex!()}"`).headers(checksums).header('x-pail-size', String(result.size)).send();
 };

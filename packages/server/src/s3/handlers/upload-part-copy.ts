@@ -10,9 +10,8 @@ import { getOwnBucketByName } from '../../domain/buckets.js';
 import { CHECKSUM_ALGORITHMS, checksumPassing } from '../../domain/checksum-algorithms.js';
 import { parsePartNumber, requireUpload, storePart } from '../../domain/multipart.js';
 import { objectBody } from '../../domain/object-bytes.js';
-import { findReadable } from '../../domain/objects.js';
 import { checkCopySourceConditions } from '../conditions.js';
-import { md5Passing, parseCopySource } from '../copy-source.js';
+import { copySourceObject, md5Passing, parseCopySource } from '../copy-source.js';
 import { S3Error, s3Errors } from '../errors.js';
 import { ownBucket, sendXml, type Handler } from '../handler-support.js';
 import { answeringRefusals, uploadIdOf } from '../multipart-support.js';
@@ -42,7 +41,8 @@ export const UploadPartCopy: Handler = answeringRefusals(async (ctx, request, re
   // The source is read: its bucket is one the key may read (authorize.ts, copyObject asked read of it already).
   const sourceBucket = await getOwnBucketByName(ctx.db, caller.principal, from.bucket, 'readObject');
   const bucket = await ownBucket(ctx, target);
-  const source = (await findReadable(ctx.storage, { id: sourceBucket.id }, from.key, caller.principal)).object;
+  const { object: source, headers: sourceHeaders } = await copySourceObject(ctx, sourceBucket.id, from, caller.principal);
+  reply.headers(sourceHeaders);
   checkCopySourceConditions(request.headers, source);
   const range = parseCopySourceRange(request.headers['x-amz-copy-source-range'], source.size);
 
