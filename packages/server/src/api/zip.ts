@@ -13,6 +13,7 @@ import { folderZip, selectionZip } from '../domain/zip-selection.js';
 import { signedIn } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { addRoute, API_TAGS, BucketParams, forApi, type Api, type Scope } from '../http/route.js';
+import { SentChunkRelease } from '../http/sent-chunks.js';
 
 /** 10,000 names of up to 1 KiB each, with room for the JSON or form around them. */
 const SELECTION_BODY_LIMIT = 12 * 1024 * 1024;
@@ -35,7 +36,8 @@ function sendZip(reply: FastifyReply, archive: ZipArchive): FastifyReply {
     'cache-control': 'private, no-store',
     'x-content-type-options': 'nosniff',
   });
-  return reply.send(archive.stream);
+  // The files' chunks are freed as soon as they are sent, so a zip of any size holds a few megabytes.
+  return reply.send(new SentChunkRelease(archive.stream));
 }
 
 export function registerZipRoutes(scope: Scope, ctx: AppContext, api: Api): void {

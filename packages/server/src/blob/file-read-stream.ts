@@ -19,11 +19,13 @@
  * buffer while the last chunk is on its way; should more ever be pending, the
  * read gets a fresh buffer, as any stream would. Any other destination (a
  * transform, an async iterator) might keep a chunk after taking it, so it
- * always gets fresh buffers.
+ * always gets fresh buffers, marked as given away (release-chunk.ts): a zip,
+ * whose file bytes pass through yazl first, frees them once sent.
  */
 import { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { PositionalFile } from './fs-pieces.js';
+import { giveAway } from './release-chunk.js';
 
 export class FileReadStream extends Readable {
   private position: number;
@@ -82,8 +84,9 @@ export class FileReadStream extends Readable {
     // writableLength: bytes the response has been given but the kernel has not taken yet (headers included).
     const reusable = this.response !== null && this.response.writableLength <= this.lastLength - this.readableLength;
     const buffer = reusable && candidate !== null ? candidate : Buffer.allocUnsafeSlow(this.chunkBytes);
-    // Only a response destination ever gets a buffer back; others keep theirs.
+    // Only a response destination ever gets a buffer back; others keep theirs, and the last holder may free it.
     if (this.response !== null) this.pooled[next] = buffer;
+    else giveAway(buffer);
     this.last = next;
     return buffer;
   }

@@ -34,3 +34,19 @@ export function releaseChunk(chunk: Buffer): void {
 
 /** Smaller buffers cost V8 little, and the transfer is not free. */
 const MIN_RELEASE_BYTES = 16 * 1024;
+
+/**
+ * Buffers a stream made for its consumer alone (a file read's fresh buffer,
+ * file-read-stream.ts): whoever ends up holding such a chunk last may release
+ * it (http/sent-chunks.ts). Anything not marked (a cached body, a slice of a
+ * shared buffer) is never released.
+ */
+const givenAway = new WeakSet<ArrayBufferLike>();
+
+export function giveAway(buffer: Buffer): void {
+  givenAway.add(buffer.buffer);
+}
+
+export function isGivenAway(chunk: Buffer): boolean {
+  return givenAway.has(chunk.buffer);
+}
