@@ -101,6 +101,24 @@ describe('object lock on the Pail API', () => {
     }
   });
 
+  it('refuses a retain-until date past the year 9999, which would sort before today as stored; the lock keeps holding the bucket', async () => {
+    const bucket = await lockedBucket();
+    await upload(bucket, 'far.txt', 'far');
+    const until = new Date(server.clock.now() + DAY).toISOString();
+    expect((await api(`/buckets/${bucket}/retention/far.txt`, { method: 'PUT', body: { mode: 'COMPLIANCE', retain_until: until } })).status).toBe(200);
+    for (const far of ['+010000-01-01T00:00:00Z', '+275760-09-13T00:00:00.000Z']) {
+      const extended = await api(`/buckets/${bucket}/retention/far.txt`, { method: 'PUT', body: { mode: 'COMPLIANCE', retain_until: far } });
+      expect(extended.status).toBe(400);
+      expect((await json(extended)).error).toBe('The retain until date must be before the year 10000');
+    }
+    const latest = '9999-12-31T23:59:59.999Z';
+    expect((await api(`/buckets/${bucket}/retention/far.txt`, { method: 'PUT', body: { mode: 'COMPLIANCE', retain_until: latest } })).status).toBe(200);
+    expect((await details(bucket, 'far.txt')).retention).toEqual({ mode: 'COMPLIANCE', retain_until: latest });
+    const deleted = await api(`/buckets/${bucket}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(403);
+    expect((await json(deleted)).error).toContain(latest);
+  });
+
   it('a legal hold shows in the details and holds the bucket until lifted; GOVERNANCE yields only to a key with bypass-governance', async () => {
     const bucket = await lockedBucket();
     await upload(bucket, 'h.txt', 'h');

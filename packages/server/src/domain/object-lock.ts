@@ -218,11 +218,20 @@ export async function newVersionLock(
   return lock;
 }
 
-/** A retain-until date, read and checked to be in the future; ISO 8601 as stored. */
+/**
+ * The latest retain-until date taken. Past the year 9999 an ISO 8601 date
+ * gains a sign and two digits (`+010000-…`), and the stored dates, compared
+ * as text (a bucket's or a user's locks, version-locks.ts), would sort it
+ * before today's: such a lock would stop guarding a deletion.
+ */
+const LATEST_RETAIN_UNTIL = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** A retain-until date, read and checked to be in the future and before the year 10000; ISO 8601 as stored. */
 export function futureDate(raw: string, now: number): string {
   const time = Date.parse(raw);
   if (Number.isNaN(time)) throw errors.validation('The retain until date must be an ISO 8601 date and time');
   if (time <= now) throw errors.validation('The retain until date must be in the future!');
+  if (time > LATEST_RETAIN_UNTIL) throw errors.validation('The retain until date must be before the year 10000');
   return new Date(time).toISOString();
 }
 
