@@ -27,6 +27,8 @@ export interface LifecycleRunOptions {
   restFactor: number;
   /** True once the server is closing: the pass stops at the next batch. */
   closing: () => boolean;
+  /** Told of a bucket whose rules failed this pass; the pass goes on (SweepOptions.bucketFailed). */
+  bucketFailed?: (bucketId: number, error: unknown) => void;
 }
 
 /** A name for one instance as a lease holder (each app has its own, even two in one process). */
@@ -43,6 +45,7 @@ export async function runLifecycleSweep(ports: StoragePorts, holder: string, opt
   try {
     return await sweepLifecycle(ports, {
       daySeconds: options.daySeconds,
+      ...(options.bucketFailed !== undefined ? { bucketFailed: options.bucketFailed } : {}),
       between: async () => {
         const worked = performance.now() - batchStart;
         await sleep(Math.max(options.pauseMs, worked * options.restFactor));

@@ -34,6 +34,8 @@ export interface SweepOptions {
   daySeconds: number;
   /** Awaited between batches: gives requests their turn, and says whether to go on (false: the lease was lost or the server closes). */
   between: () => Promise<boolean>;
+  /** A bucket whose rules could not be applied this pass (a store error): the pass goes on with the next bucket. */
+  bucketFailed?: (bucketId: number, error: unknown) => void;
 }
 
 export interface SweepTally {
@@ -62,14 +64,21 @@ export async function sweepLifecycle(ports: StoragePorts, options: SweepOptions)
     for (let afterId = 0; ;) {
       const buckets = await bucketsWithRules(ports.db, afterId, SWEEP_BATCH);
       for (const { rules, ...bucket } of buckets) {
-        for (const rule of parseLifecycleRules(rules)) {
-          if (rule.status !== 'enabled') continue;
-          tally.expired += await expireCurrent(ports, bucket, rule, options.daySeconds, pause);
-          if (bucket.versioning !== 'unversioned') {
-            tally.noncurrentExpired += await expireNoncurrent(ports, bucket, rule, options.daySeconds, pause);
-            tally.markersRemoved += await removeExpiredMarkers(ports, bucket, rule, options.daySeconds, pause);
+        try {
+          for (const rule of parseLifecycleRules(rules)) {
+            if (rule.status !== 'enabled') continue;
+            tally.expired += await expireCurrent(ports, bucket, rule, options.daySeconds, pause);
+            if (bucket.versioning !== 'unversioned') {
+              tally.noncurrentExpired += await expireNoncurrent(ports, bucket, rule, options.daySeconds, pause);
+              tally.markersRemoved += await removeExpiredMarkers(ports, bucket, rule, options.daySeconds, pause);
+            }
+            tally.aborted += await abortOldUploads(ports, bucket, rule, options.daySeconds, pause);
           }
-          tally.aborted += await abortOldUploads(ports, bucket, rule, options.daySeconds, pause);
+        } catch (error) {
+          // One bucket's failure is its own: every pass starts from the first bucket, so stopping here would
+          // leave each bucket after it unswept for good.
+          if (error instanceof Stopped || options.bucketFailed === undefined) throw error;
+          options.bucketFailed(bucket.id, error);
         }
       }
       if (buckets.length < SWEEP_BATCH) return tally;

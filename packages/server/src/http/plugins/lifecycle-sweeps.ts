@@ -25,6 +25,7 @@ export function startLifecycleSweeps(app: Scope, ctx: AppContext): () => Promise
       pauseMs: PAUSE_MS,
       restFactor: REST_FACTOR,
       closing: () => closing,
+      bucketFailed: (bucketId, error) => app.log.warn({ err: error, bucketId }, "applying a bucket's lifecycle rules failed"),
     })
       .then((tally) => {
         if (tally !== null && Object.values(tally).some((count) => count > 0)) app.log.info(tally, 'lifecycle rules applied');
