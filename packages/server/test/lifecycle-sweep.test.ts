@@ -185,3 +185,37 @@ it('in a versioned bucket: expiry adds a delete marker, old versions go after No
   expect(await bucketRecord(bucket)).toMatchObject({ object_count: 2, total_bytes: stored });
   expect((await bucketRow(bucket)).noncurrent_bytes).toBe(2 + 10 + 1000);
 });
+
+it('a bucket whose rules cannot be applied is passed over: the buckets after it are still swept', async () => {
+  const broken = `broken-${Date.now().toString(36)}`;
+  const later = `later-${Date.now().toString(36)}`;
+  await s3.send(new CreateBucketCommand({ Bucket: broken }));
+  await s3.send(new CreateBucketCommand({ Bucket: later }));
+  const rule: LifecycleRule = { ID: 'all', Filter: { Prefix: '' }, Status: 'Enabled', Expiration: { Date: new Date('2020-01-01T00:00:00Z') } };
+  await putFile(broken, 'stays', 1);
+  await putFile(later, 'goes', 1);
+  await setRules(broken, [rule]);
+  // Rules the sweep cannot read (as a store error would stop it), on the bucket swept first.
+  const { db } = server.app.pail;
+  const brokenId = (await bucketRow(broken)).id;
+  await db.updateTable('bucket_lifecycle').set({ rules: '{not json' }).where('bucket_id', '=', brokenId).execute();
+  await setRules(later, [rule]);
+  await until('the later bucket swept', async () => ((await keysOf(later)).length === 0 ? true : undefined));
+  expect(await keysOf(broken)).toEqual(['stays']);
+});
+
+it('refuses a rule prefix holding a control character, which no filename has (PostgreSQL refuses a NUL), on both doors', async () => {
+  const bucket = `nul-${Date.now().toString(36)}`;
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  const { id } = await bucketRow(bucket);
+  const refused = await devApi(server.url, alice)(`/${id}/lifecycle`, {
+    method: 'PUT',
+    body: JSON.stringify({ rules: [{ status: 'enabled', filter: { prefix: 'a\u0000' }, expiration: { days: 1 } }] }),
+  });
+  expect(refused.status).toBe(400);
+  expect((await json(refused)).error).toBe('A prefix must not contain control characters');
+  await expect(setRules(bucket, [{ ID: 'nul', Filter: { Prefix: 'x\u0001' }, Status: 'Enabled', Expiration: { Days: 1 } }])).rejects.toMatchObject({
+    name: 'InvalidArgument',
+    $metadata: { httpStatusCode: 400 },
+  });
+});

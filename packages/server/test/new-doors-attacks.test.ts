@@ -465,6 +465,23 @@ describe('S3 version ids a client should not have', () => {
   });
 });
 
+describe('a control character in a key of a DeleteObjects body', () => {
+  it('is refused with 400 InvalidArgument, as in a url, never a 500, and writes nothing (no delete marker under it)', async () => {
+    const id = await bucket({ versioning: 'enabled' });
+    const Bucket = (await json(await api(`/buckets/${id}`))).data.name as string;
+    await s3.send(new PutObjectCommand({ Bucket, Key: 'kept.txt', Body: 'k' }));
+    for (const Key of ['a\u0000b', '\u0001']) {
+      await expect(s3.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: [{ Key: 'kept.txt' }, { Key }] } }))).rejects.toMatchObject({
+        name: 'InvalidArgument',
+        $metadata: { httpStatusCode: 400 },
+      });
+    }
+    const versions = await s3.send(new ListObjectVersionsCommand({ Bucket }));
+    expect((versions.Versions ?? []).map((v) => v.Key)).toEqual(['kept.txt']);
+    expect(versions.DeleteMarkers ?? []).toEqual([]);
+  });
+});
+
 describe('object lock turned on while versioning is suspended', () => {
   it('never leaves a bucket with object lock whose versioning is not enabled, however the two race', async () => {
     let raced = 0;
@@ -519,6 +536,15 @@ describe('webhook endpoints that stall', () => {
     const made = await call('/buckets', { method: 'POST', body: { name: `hk-${randomBytes(4).toString('hex')}` } });
     return { call, bucket: (await json(made)).data.id as number };
   };
+
+  it('a prefix or suffix filter holding a control character is refused with 400, not a 500 (PostgreSQL refuses a NUL)', async () => {
+    const { call, bucket: id } = await ownerOn();
+    for (const filter of [{ prefix: 'in\u0000' }, { suffix: '\u0007.txt' }]) {
+      const refused = await call(`/buckets/${id}/webhooks`, { method: 'POST', body: { url: quick.url, events: ['object.created'], ...filter } });
+      expect(refused.status).toBe(400);
+      expect((await json(refused)).error).toBe('A prefix or suffix must not contain control characters');
+    }
+  });
 
   it("one owner's many stalling endpoints take turns with everyone else's: another owner's event arrives within about one time limit", async () => {
     const mallory = await ownerOn();

@@ -4,7 +4,7 @@
  * Here they are checked against S3's rules, once, and matched against files.
  * Transitions never get here: one storage class, so the doors answer 501.
  */
-import type { LifecycleRule, LifecycleFilter } from '@pail/shared';
+import { isUnfitText, type LifecycleRule, type LifecycleFilter } from '@pail/shared';
 import { AppError } from './errors.js';
 import { decodeTags, type Tag } from './object-tags.js';
 
@@ -59,6 +59,8 @@ export function validateLifecycleRules(rules: readonly LifecycleRule[]): Lifecyc
     ids.add(id);
     if (rule.status !== 'enabled' && rule.status !== 'disabled') throw refuse('shape', 'Status must be Enabled or Disabled');
     if (rule.prefix !== undefined && rule.filter !== undefined) throw refuse('shape', 'A rule has either a Prefix or a Filter, not both');
+    // No filename holds a control character: such a prefix could match nothing, and PostgreSQL refuses a NUL outright.
+    if (isUnfitText(rulePrefix(rule))) throw refuse('argument', 'A prefix must not contain control characters');
     checkFilter(rule);
     return { ...rule, id, ...(rule.expiration ? { expiration: checkedExpiration(rule) } : {}), ...checkedActions(rule) };
   });

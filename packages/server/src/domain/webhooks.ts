@@ -5,7 +5,7 @@
  * (webhook-events.ts) on every instance before it is answered, and recorded
  * in the owner's audit log.
  */
-import type { CreateWebhookInput, UpdateWebhookInput, Webhook, WebhookDelivery, WebhookWithSecret } from '@pail/shared';
+import { isUnfitText, type CreateWebhookInput, type UpdateWebhookInput, type Webhook, type WebhookDelivery, type WebhookWithSecret } from '@pail/shared';
 import { randomBytes } from 'node:crypto';
 import type { Caches } from '../cache/caches.js';
 import { pendingCount, recentDeliveries, resendDelivery } from '../db/repositories/webhook-outbox.js';
@@ -80,7 +80,12 @@ async function ownWebhook(db: Db, ownerId: number, rawBucketId: string, rawWebho
   return row;
 }
 
-const filter = (value: string | null | undefined): string | null => (value === undefined || value === null || value === '' ? null : value);
+/** A prefix or suffix filter as kept: none for empty; no filename holds a control character, so none may (PostgreSQL refuses a NUL). */
+function filter(value: string | null | undefined): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (isUnfitText(value)) throw errors.validation('A prefix or suffix must not contain control characters');
+  return value;
+}
 
 export async function createWebhook(
   ports: Ports,

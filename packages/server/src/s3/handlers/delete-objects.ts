@@ -5,6 +5,7 @@
  * deleted, as S3 does; a VersionId deletes that version for good. The body is read as XML whatever its Content-Type
  * (botocore sends none).
  */
+import { isUnfitText } from '@pail/shared';
 import { AppError } from '../../domain/errors.js';
 import { deleteObject } from '../../domain/objects.js';
 import { deleteFileVersion } from '../../domain/versions.js';
@@ -28,6 +29,8 @@ function parseDelete(body: string): { quiet: boolean; objects: { key: string; ve
   const objects = items.map((item) => {
     const key = field(item, 'Key');
     if (typeof key !== 'string' || key === '') throw s3Errors.malformedXml();
+    // As a key in the url (addressing.ts): no control character, which no filename holds and PostgreSQL refuses.
+    if (isUnfitText(key)) throw s3Errors.invalidArgument('Object key must not contain control characters');
     const versionId = field(item, 'VersionId');
     if (versionId !== undefined && typeof versionId !== 'string') throw s3Errors.malformedXml();
     return { key, versionId };
