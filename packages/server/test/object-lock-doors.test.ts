@@ -132,6 +132,20 @@ describe('object lock on the Pail API', () => {
 
     const until = new Date(server.clock.now() + 10 * DAY).toISOString();
     await api(`/buckets/${bucket}/retention/h.txt`, { method: 'PUT', body: { mode: 'GOVERNANCE', retain_until: until } });
+    // Each change of a version's lock is in the owner's audit log, with who made it.
+    const audit = (await json(await fetch(`${server.url}/api/audit`, { headers: { authorization: `Bearer ${alice.token}` } }))).data as {
+      action: string;
+      actor: string;
+      target: string;
+      details: unknown;
+    }[];
+    const changes = audit.filter((entry) => entry.target === `bucket:${bucket}/file:h.txt`).reverse();
+    expect(changes.map(({ action, details }) => [action, details])).toEqual([
+      ['object.legal_hold_changed', { legal_hold: true }],
+      ['object.legal_hold_changed', { legal_hold: false }],
+      ['object.retention_changed', { mode: 'GOVERNANCE', retain_until: until }],
+    ]);
+    expect(changes.every((entry) => entry.actor.startsWith('key:'))).toBe(true);
     const plain = await api(`/buckets/${bucket}/retention/h.txt`, { method: 'PUT', body: { mode: null, retain_until: null, bypass_governance: true } });
     expect(plain.status).toBe(403);
     // A key made with bypass-governance may lift it when it asks; keys have it only when given by name.

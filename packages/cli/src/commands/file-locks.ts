@@ -66,10 +66,10 @@ export function registerLockCommands(files: Command, { io, out }: Cli): void {
     .option('--json', 'print the lock after the change as JSON')
     .addHelpText('after', '\nExample:\n  $ pail files retention set alice@example.com backups db.dump --mode COMPLIANCE --until 2030-01-01T00:00:00Z')
     .action(async (email: string, bucketName: string, file: string, options: { versionId?: string; mode: RetentionMode; until: string; json?: boolean }) => {
-      const { fileLockView, setRetention } = await server();
+      const { fileLockView, setRetention, OPERATOR } = await server();
       const lock = await withDatabase(io, async (ctx) => {
         const { storage, bucket, version } = await versionOf(ctx, email, bucketName, file, options.versionId);
-        return fileLockView(await setRetention(storage, bucket, version, { mode: options.mode, retainUntil: options.until }, false));
+        return fileLockView(await setRetention(storage, bucket, version, { mode: options.mode, retainUntil: options.until }, false, OPERATOR));
       });
       if (options.json) return out.printJson(lock);
       out.print(describeRetention(file, lock));
@@ -95,10 +95,10 @@ export function registerLockCommands(files: Command, { io, out }: Cli): void {
     fileArguments(hold.command(name).description(text))
       .addHelpText('after', `\nExample:\n  $ pail files legal-hold ${name} alice@example.com backups db.dump`)
       .action(async (email: string, bucketName: string, file: string, options: { versionId?: string }) => {
-        const { fileLockView, setLegalHold } = await server();
+        const { fileLockView, setLegalHold, OPERATOR } = await server();
         const lock = await withDatabase(io, async (ctx) => {
           const { storage, bucket, version } = await versionOf(ctx, email, bucketName, file, options.versionId);
-          return fileLockView(await setLegalHold(storage, bucket, version, on));
+          return fileLockView(await setLegalHold(storage, bucket, version, on, OPERATOR));
         });
         out.print(describeHold(file, lock));
       });

@@ -4,6 +4,7 @@
  * path, `…/details/<filename>`, since `GET …/files/<filename>` is the file
  * itself; the edit is `PATCH …/files/<filename>` and answers the details.
  */
+import { actorOf } from '../domain/audit.js';
 import { Data, EditFileBody, FileDetailsSchema, FileLockSchema, SetLegalHoldBody, SetRetentionBody } from '@pail/shared';
 import { Type } from '@sinclair/typebox';
 import { getOwnBucket } from '../domain/buckets.js';
@@ -75,7 +76,9 @@ export function registerFileDetailRoutes(scope: Scope, ctx: AppContext, api: Api
       const { mode, retain_until: until, bypass_governance: bypass } = request.body;
       if ((mode === null) !== (until === null)) throw errors.validation('mode and retain_until are both given, or both null (to remove it)');
       const retention = mode === null || until === null ? null : { mode, retainUntil: until };
-      return { data: fileLockView(await setRetention(storage, bucket, version, retention, mayBypassGovernance(principal, bypass === true))) };
+      return {
+        data: fileLockView(await setRetention(storage, bucket, version, retention, mayBypassGovernance(principal, bypass === true), actorOf(principal))),
+      };
     },
   });
 
@@ -90,7 +93,7 @@ export function registerFileDetailRoutes(scope: Scope, ctx: AppContext, api: Api
     handler: async (request) => {
       const bucket = await getOwnBucket(db, signedIn(request).id, request.params.id);
       const version = await lockedVersion(storage, bucket, parseFilename(request.params['*']), request.query.version_id);
-      return { data: fileLockView(await setLegalHold(storage, bucket, version, request.body.legal_hold)) };
+      return { data: fileLockView(await setLegalHold(storage, bucket, version, request.body.legal_hold, actorOf(request.principal))) };
     },
   });
 }

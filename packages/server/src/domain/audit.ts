@@ -21,6 +21,10 @@ export type AuditAction =
   | 'bucket.versioning_changed'
   | 'bucket.lifecycle_changed'
   | 'bucket.object_lock_changed'
+  /** A version's retention set, extended, shortened (with a bypass) or removed (lock-changes.ts). */
+  | 'object.retention_changed'
+  /** A version's legal hold put on or lifted. */
+  | 'object.legal_hold_changed'
   | 'webhook.created'
   | 'webhook.updated'
   | 'webhook.secret_rotated'

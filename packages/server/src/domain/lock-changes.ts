@@ -13,10 +13,16 @@ import { findObjectRow } from '../db/repositories/objects.js';
 import { findVersion } from './versions.js';
 import type { BucketRow, Db } from '../db/schema.js';
 import type { Clock } from './clock.js';
+import { recordAudit, type Actor } from './audit.js';
 import { AppError, errors } from './errors.js';
 import { futureDate, lockOfRow, retentionChangeRefusal, type VersionLock } from './object-lock.js';
 
 type LockPorts = { db: Db; clock: Clock };
+type LockBucket = Pick<BucketRow, 'id' | 'object_lock' | 'owner_id'>;
+
+/** The audit log's name for a version: its bucket and file, and the version id it was named by. */
+const versionTarget = (bucket: LockBucket, version: LockedVersion): string =>
+  `bucket:${bucket.id}/file:${version.filename}${version.versionId === undefined ? '' : `?version_id=${version.versionId}`}`;
 
 /** The version a change is on: its bucket, name and storage key (whichever table holds its row). */
 export interface LockedVersion {
@@ -67,23 +73,40 @@ async function changeLock(ports: LockPorts, bucketId: number, version: LockedVer
  */
 export async function setRetention(
   ports: LockPorts,
-  bucket: Pick<BucketRow, 'id' | 'object_lock'>,
+  bucket: LockBucket,
   version: LockedVersion,
   requested: { mode: RetentionMode; retainUntil: string } | null,
   bypassGovernance: boolean,
+  actor: Actor,
 ): Promise<VersionLock> {
   requireLockBucket(bucket);
   const now = ports.clock.now();
   const next = requested === null ? null : { mode: requested.mode, retainUntil: futureDate(requested.retainUntil, now) };
-  return changeLock(ports, bucket.id, version, (current) => {
+  const lock = await changeLock(ports, bucket.id, version, (current) => {
     const refusal = retentionChangeRefusal(current, next, now, bypassGovernance);
     if (refusal !== null) throw new AppError('ObjectLocked', refusal);
     return { mode: next?.mode ?? null, retainUntil: next?.retainUntil ?? null, legalHold: current.legalHold };
   });
+  await recordAudit(ports.db, {
+    userId: bucket.owner_id,
+    actor,
+    action: 'object.retention_changed',
+    target: versionTarget(bucket, version),
+    details: { mode: lock.mode, retain_until: lock.retainUntil, ...(bypassGovernance ? { bypass_governance: true } : {}) },
+  });
+  return lock;
 }
 
 /** Puts a version under a legal hold, or lifts it; either needs only a bucket with object lock. */
-export async function setLegalHold(ports: LockPorts, bucket: Pick<BucketRow, 'id' | 'object_lock'>, version: LockedVersion, on: boolean): Promise<VersionLock> {
+export async function setLegalHold(ports: LockPorts, bucket: LockBucket, version: LockedVersion, on: boolean, actor: Actor): Promise<VersionLock> {
   requireLockBucket(bucket);
-  return changeLock(ports, bucket.id, version, (current) => ({ ...current, legalHold: on }));
+  const lock = await changeLock(ports, bucket.id, version, (current) => ({ ...current, legalHold: on }));
+  await recordAudit(ports.db, {
+    userId: bucket.owner_id,
+    actor,
+    action: 'object.legal_hold_changed',
+    target: versionTarget(bucket, version),
+    details: { legal_hold: on },
+  });
+  return lock;
 }
