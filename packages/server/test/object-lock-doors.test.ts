@@ -119,6 +119,26 @@ describe('object lock on the Pail API', () => {
     expect((await json(deleted)).error).toContain(latest);
   });
 
+  it("a locked version's type, headers and metadata are not rewritten in place; its tags may change, as on S3; the clock past the date lets go", async () => {
+    const bucket = await lockedBucket({ mode: 'COMPLIANCE', days: 1 });
+    await upload(bucket, 'm.txt', 'm');
+    const before = await details(bucket, 'm.txt');
+    const edit = await api(`/buckets/${bucket}/files/m.txt`, { method: 'PATCH', body: { content_type: 'text/html', metadata: { owner: 'mallory' } } });
+    expect(edit.status).toBe(403);
+    const refusal = await json(edit);
+    expect(refusal).toMatchObject({ code: 'ObjectLocked' });
+    expect(refusal.error).toContain(before.retention.retain_until);
+    expect(await details(bucket, 'm.txt')).toEqual(before);
+    expect((await api(`/buckets/${bucket}/files/m.txt/tags`, { method: 'PUT', body: { tags: { kind: 'report' } } })).status).toBe(200);
+
+    server.clock.advance(DAY + 60_000);
+    try {
+      expect((await api(`/buckets/${bucket}/files/m.txt`, { method: 'PATCH', body: { metadata: { owner: 'alice' } } })).status).toBe(200);
+    } finally {
+      server.clock.advance(-(DAY + 60_000));
+    }
+  });
+
   it('a legal hold shows in the details and holds the bucket until lifted; GOVERNANCE yields only to a key with bypass-governance', async () => {
     const bucket = await lockedBucket();
     await upload(bucket, 'h.txt', 'h');

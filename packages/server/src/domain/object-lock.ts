@@ -84,6 +84,19 @@ export async function refuseLockedRemoval(ports: { db: Db; clock: Clock }, stora
 export const lockedError = (blocker: RemovalBlocker): AppError => new AppError('ObjectLocked', blocker.message);
 
 /**
+ * Refuses rewriting a locked version's type, headers and metadata in place
+ * (a version under retention or a legal hold is never overwritten in place,
+ * decisions.md); its tags may change, as on S3.
+ */
+export async function refuseLockedEdit(ports: { db: Db; clock: Clock }, storageKey: string): Promise<void> {
+  const blocker = await versionRemovalBlocker(ports, storageKey);
+  if (blocker === null) return;
+  const held = blocker.until === null ? 'under a legal hold' : `under ${blocker.holds} retention until ${blocker.until}`;
+  const when = blocker.until === null ? 'until the hold is lifted' : 'before then';
+  throw new AppError('ObjectLocked', `This version is ${held}: its type, headers and metadata cannot be changed ${when}`);
+}
+
+/**
  * The removal rule for a delete to ask inside its own transaction
  * (db/object-writes, LockGuard), on the lock row it reads there: a lock set
  * between a check made beforehand and the delete could not slip past it.

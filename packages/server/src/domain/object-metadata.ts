@@ -13,7 +13,7 @@ import { editObjectRow } from './object-edits.js';
 import { objectBody } from './object-bytes.js';
 import { decodeTags, tagMap } from './object-tags.js';
 import { objectView } from './objects.js';
-import { fileLockView, lockOf, type VersionLock } from './object-lock.js';
+import { fileLockView, lockOf, refuseLockedEdit, type VersionLock } from './object-lock.js';
 import type { StoragePorts } from './ports.js';
 
 /** The headers kept besides x-amz-meta-*, in the order S3 lists them. */
@@ -113,6 +113,7 @@ export async function editObjectMetadata(
     throw errors.validation(`Body must name at least one of metadata, content_type, ${STORED_HEADER_FIELDS.join(', ')}`);
   }
   const edited = await editObjectRow(ports, bucket, filename, operation, 'metadata was edited', async (current) => {
+    if (bucket.object_lock === 1) await refuseLockedEdit(ports, current.storage_key);
     const headers = editedHeaders(storedHeadersOf(current), edit);
     let contentType = current.content_type;
     if (edit.content_type !== undefined && edit.content_type !== current.content_type) {
