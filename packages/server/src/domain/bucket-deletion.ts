@@ -28,15 +28,14 @@ type PurgePorts = Pick<StoragePorts, 'db' | 'writes' | 'blobs' | 'events' | 'dur
 /** Deletes the owner's bucket and every file in it; `operation` is the door's name for the request, for whoever hears of it. */
 export async function deleteBucket(ports: StoragePorts, ownerId: number, rawId: string, operation?: string, actor: Actor = OPERATOR): Promise<void> {
   // A bucket holding locked versions stays, whoever asks (object-lock.ts); the refusal says until when. Asked in the
-  // deletion's own transaction, under the bucket's lock: a lock set just before cannot be purged with it.
+  // deletion's own transaction, under the bucket's lock: a lock set just before cannot be purged with it. Asked of
+  // every bucket, not only one whose row read here says it has lock: lock turned on and a version locked after
+  // that read would otherwise go with it.
   const own = await getOwnBucket(ports.db, ownerId, rawId);
-  const guard =
-    own.object_lock === 1
-      ? async (trx: Db) => {
-          const held = await bucketDeletionBlocker({ db: trx, clock: ports.clock }, own.id);
-          if (held !== null) throw new AppError('ObjectLocked', held);
-        }
-      : undefined;
+  const guard = async (trx: Db) => {
+    const held = await bucketDeletionBlocker({ db: trx, clock: ports.clock }, own.id);
+    if (held !== null) throw new AppError('ObjectLocked', held);
+  };
   // Issue 39: bucket.deleted, written in the deletion's transaction (its files' purge reports nothing more).
   const outbox = await outboxFor(ports, own.id, [bucketDeletedChange(`user:${ownerId}`)]);
   const bucket = await softDeleteBucket(ports.db, ownerId, own.id, nowIso(), outbox, guard);
