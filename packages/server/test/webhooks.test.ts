@@ -11,6 +11,7 @@ import {
   CopyObjectCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   PutObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
@@ -186,6 +187,33 @@ describe('every door', () => {
       ['object.created', 's3:ObjectCreated:Put', 7],
       ['object.restored', 's3:ObjectRestore:Completed', 5],
     ]);
+  });
+
+  it('a version deleted for good (Pail API, S3 DeleteObject and DeleteObjects with a version id) is announced once each as object.removed', async () => {
+    const o = await owner();
+    expect((await o.dev(`/${o.bucket.id}`, { method: 'PATCH', body: JSON.stringify({ versioning: 'enabled' }) })).status).toBe(200);
+    const hook = await addWebhook(o, { url: receiver.url, events: ['object.removed'] });
+    const s3 = sdkClient(server.s3Url!, o.user);
+    const Bucket = o.bucket.name;
+    for (const body of ['one', 'two']) expect((await o.dev(`/${o.bucket.id}/files/api.txt`, { method: 'PUT', body })).status).toBe(201);
+    const older = ((await json(await o.dev(`/${o.bucket.id}/files/api.txt/versions`))).data as { version_id: string }[])[1]!.version_id;
+    expect((await o.dev(`/${o.bucket.id}/files/api.txt?version_id=${older}`, { method: 'DELETE' })).status).toBe(200);
+    const one = (await s3.send(new PutObjectCommand({ Bucket, Key: 's3.txt', Body: 'one' }))).VersionId!;
+    await s3.send(new DeleteObjectCommand({ Bucket, Key: 's3.txt', VersionId: one }));
+    const many = (await s3.send(new PutObjectCommand({ Bucket, Key: 'many.txt', Body: 'many' }))).VersionId!;
+    const batch = await s3.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: [{ Key: 'many.txt', VersionId: many }] } }));
+    expect(batch.Errors ?? []).toEqual([]);
+
+    const expected = [
+      ['object.removed', 's3:ObjectRemoved:Delete', 'api.txt'],
+      ['object.removed', 's3:ObjectRemoved:Delete', 's3.txt'],
+      ['object.removed', 's3:ObjectRemoved:Delete', 'many.txt'],
+    ];
+    await receiver.waitFor(() => eventsTo(hook.id).length >= expected.length, `${expected.length} events`);
+    expect(eventsTo(hook.id).map((r) => [r.pail.event, r.eventName, r.s3.object?.key])).toEqual(expected);
+    // Exactly one each: the outbox holds no more than was delivered (each written with its delete, so all are there now).
+    const rows = await server.app.pail.db.selectFrom('webhook_deliveries').select('object_key').where('webhook_id', '=', hook.id).execute();
+    expect(rows.map((row) => row.object_key).sort()).toEqual(['api.txt', 'many.txt', 's3.txt']);
   });
 });
 

@@ -27,7 +27,7 @@ import { pageLimit } from './page-limits.js';
 import { uploadObject } from './uploads.js';
 import { isWellFormedVersionId, shownVersionId, storedVersionId } from './version-ids.js';
 import { findVersion, type FoundVersion } from './version-lookup.js';
-import { RESTORE_OPERATION } from './webhook-events.js';
+import { outboxFor, removedChange, RESTORE_OPERATION } from './webhook-events.js';
 
 export { isWellFormedVersionId, newVersionId, principalTag, shownVersionId, storedVersionId } from './version-ids.js';
 export { DeleteMarkerNamed, findVersion, versionOrCurrent, type FoundVersion } from './version-lookup.js';
@@ -102,8 +102,11 @@ export async function deleteFileVersion(
   const lockGuard = bucket.object_lock === 1 ? removalGuard(ports.clock, options.bypassGovernance === true) : undefined;
   let removed: VersionRemoved;
   try {
+    // Issue 39: a version (or marker) gone for good is S3's ObjectRemoved:Delete, written in the delete's transaction.
+    const outbox = await outboxFor(ports, bucket.id, [removedChange(filename, `user:${bucket.owner_id}`)]);
     removed = await ports.writes.deleteVersionById(bucket, filename, storedVersionId(rawVersionId), lockGuard, {
       noncurrentOnly: options.noncurrentOnly === true,
+      outbox,
     });
   } catch (error) {
     if (error instanceof WriteRefused) throw error.refusal === 'no-version' ? errors.versionNotFound() : errors.bucketNotFound();

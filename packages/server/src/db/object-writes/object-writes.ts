@@ -173,14 +173,15 @@ export interface ObjectWrites {
   /**
    * Deletes one version of a file for good (null: the `null` version), as S3's DeleteObject with a versionId; refused
    * with no-version, or by `lockGuard`. `noncurrentOnly`: refused (no-version) when that version is the current one
-   * by then (lifecycle's noncurrent expiry: it became current again meanwhile).
+   * by then (lifecycle's noncurrent expiry: it became current again meanwhile). `outbox`: its webhook events (issue
+   * 39), written in its transaction.
    */
   deleteVersionById(
     bucket: { id: number; owner_id: number },
     filename: string,
     versionId: string | null,
     lockGuard?: LockGuard,
-    options?: { noncurrentOnly?: boolean },
+    options?: { noncurrentOnly?: boolean; outbox?: OutboxEvent[] | undefined },
   ): Promise<VersionRemoved>;
   /**
    * Rewrites a version's type, stored headers and updated_at, keeping its

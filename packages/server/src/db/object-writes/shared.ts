@@ -100,6 +100,8 @@ export function deleteVersionByIdWith(db: Db, lockBucket: (trx: Db, bucketId: nu
       if (!outcome) throw new WriteRefused('no-version');
       if (outcome.removed.retired) await askGuard(trx, outcome.removed.retired.storage_key, lockGuard);
       if (!(await applyChange(trx, bucket, outcome.change))) throw new WriteRefused('no-bucket');
+      // Issue 39: the webhook events of this change, in its transaction.
+      await insertOutbox(trx, options.outbox);
       return outcome.removed;
     });
 }
