@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devApi, json, signUp, type TestUser } from '../../server/test/helpers/client.js';
 import { startTestServer, type TestServer } from '../../server/test/helpers/server.js';
+import { recordsOf, startReceiver, type Receiver } from '../../server/test/helpers/webhook-receiver.js';
 import { runCli } from '../src/run.js';
 
 const DIST = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -22,6 +23,7 @@ let env: Record<string, string> = {};
 let user: TestUser;
 let api: ReturnType<typeof devApi>;
 let bucketId: number;
+let receiver: Receiver;
 
 async function pail(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -53,7 +55,8 @@ beforeAll(async () => {
   if (!existsSync(DIST)) throw new Error('packages/cli is not built: run `npx tsc -b packages/cli`');
   dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'pail-cli-history-')), 'data');
   await mkdir(dataDir, { recursive: true });
-  server = await startTestServer({ dataDir });
+  server = await startTestServer({ dataDir, env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50' } });
+  receiver = await startReceiver();
   const { database } = server.config;
   if (database.kind === 'postgres') env = { DATABASE_URL: database.url };
   user = await signUp(server.url);
@@ -62,6 +65,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
+  await receiver?.close();
   if (dataDir) await rm(path.dirname(dataDir), { recursive: true, force: true });
 });
 
@@ -144,6 +148,31 @@ describe('pail versions and pail trash', { timeout: 120_000 }, () => {
 
     expect(await ok(['versions', 'suspend', user.email, 'cli-history'])).toBe('Versioning of cli-history is suspended.\n');
     expect((await json(await api(`/${bucketId}`))).data.versioning).toBe('suspended');
+  });
+
+  it('announces a restore as object.restored and a version deleted for good as object.removed, as the server does', async () => {
+    const made = await api('', { method: 'POST', body: JSON.stringify({ name: 'cli-hooked' }) });
+    const hooked = (await json(made)).data.id as number;
+    expect((await api(`/${hooked}`, { method: 'PATCH', body: JSON.stringify({ versioning: 'enabled' }) })).status).toBe(200);
+    const events = ['object.created', 'object.removed', 'object.restored'];
+    expect((await api(`/${hooked}/webhooks`, { method: 'POST', body: JSON.stringify({ url: receiver.url, events }) })).status).toBe(201);
+    for (const body of ['first', 'second!']) expect((await api(`/${hooked}/files/notes.txt`, { method: 'PUT', body })).status).toBe(201);
+    const [, older] = (await json(await api(`/${hooked}/files/notes.txt/versions`))).data as { version_id: string }[];
+
+    await ok(['versions', 'restore', user.email, 'cli-hooked', 'notes.txt', older!.version_id]);
+    await ok(['versions', 'delete', user.email, 'cli-hooked', 'notes.txt', older!.version_id]);
+    const toBucket = () =>
+      receiver
+        .delivered()
+        .flatMap(recordsOf)
+        .filter((r) => r.s3.bucket.name === 'cli-hooked');
+    await receiver.waitFor(() => toBucket().length >= 4, '4 events');
+    expect(toBucket().map((r) => [r.pail.event, r.eventName, r.s3.object?.key])).toEqual([
+      ['object.created', 's3:ObjectCreated:Put', 'notes.txt'],
+      ['object.created', 's3:ObjectCreated:Put', 'notes.txt'],
+      ['object.restored', 's3:ObjectRestore:Completed', 'notes.txt'],
+      ['object.removed', 's3:ObjectRemoved:Delete', 'notes.txt'],
+    ]);
   });
 });
 

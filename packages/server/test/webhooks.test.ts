@@ -17,7 +17,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findUserByEmail } from '../src/db/repositories/users.js';
 import { pruneDeliveredEvents } from '../src/domain/webhook-deliverer.js';
+import { restoreVersion } from '../src/domain/versions.js';
 import { resolveWebhookUrl } from '../src/domain/webhook-urls.js';
 import { devApi, json, signUp, type TestUser } from './helpers/client.js';
 import { sdkClient } from './helpers/s3-client.js';
@@ -181,6 +183,25 @@ describe('every door', () => {
     const first = versions.find((version) => version.size === 5)!;
     const restored = await o.dev(`/${o.bucket.id}/files/doc.txt/restore`, { method: 'POST', body: JSON.stringify({ version_id: first.version_id }) });
     expect(restored.status).toBe(201);
+    await receiver.waitFor(() => eventsTo(hook.id).length >= 3, '3 events');
+    expect(eventsTo(hook.id).map((r) => [r.pail.event, r.eventName, r.s3.object!.size])).toEqual([
+      ['object.created', 's3:ObjectCreated:Put', 5],
+      ['object.created', 's3:ObjectCreated:Put', 7],
+      ['object.restored', 's3:ObjectRestore:Completed', 5],
+    ]);
+  });
+
+  it("a restore asked with a door's own operation name (the CLI's 'cli') is still announced as object.restored", async () => {
+    const o = await owner();
+    expect((await o.dev(`/${o.bucket.id}`, { method: 'PATCH', body: JSON.stringify({ versioning: 'enabled' }) })).status).toBe(200);
+    const hook = await addWebhook(o, { url: receiver.url, events: ['object.created', 'object.restored'] });
+    for (const body of ['first', 'second!']) expect((await o.dev(`/${o.bucket.id}/files/doc.txt`, { method: 'PUT', body })).status).toBe(201);
+    const versions = (await json(await o.dev(`/${o.bucket.id}/files/doc.txt/versions`))).data as { version_id: string; size: number }[];
+    const { db, storage } = server.app.pail;
+    const account = (await findUserByEmail(db, o.user.email))!;
+    const bucket = await db.selectFrom('buckets').selectAll().where('id', '=', o.bucket.id).executeTakeFirstOrThrow();
+    // As `pail versions restore` calls it (packages/cli/src/commands/versions.ts).
+    await restoreVersion(storage, account, bucket, 'doc.txt', versions.find((version) => version.size === 5)!.version_id, 'cli');
     await receiver.waitFor(() => eventsTo(hook.id).length >= 3, '3 events');
     expect(eventsTo(hook.id).map((r) => [r.pail.event, r.eventName, r.s3.object!.size])).toEqual([
       ['object.created', 's3:ObjectCreated:Put', 5],

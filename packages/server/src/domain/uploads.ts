@@ -78,6 +78,8 @@ export interface UploadInput {
   beforeCommit?: () => Promise<void>;
   /** The door's name for the request (PutObject, uploadRaw, …), for whoever hears of the new file (object-events.ts). */
   operation?: string;
+  /** A copy of an older version made current (versions.ts, whichever door asked): announced as object.restored, not object.created. */
+  restored?: boolean;
   /**
    * The door's checks of the bytes (the S3 API's signed payload hash,
    * Content-MD5 and flexible checksum): run on a small body once read whole,
@@ -187,7 +189,7 @@ export async function uploadObject(ports: StoragePorts, input: UploadInput): Pro
       ...(input.endsUpload !== undefined ? { endsUpload: input.endsUpload } : {}),
       ...(input.parts !== undefined ? { parts: encodeParts(input.parts) } : {}),
     };
-    return await afterCommit(ports, bucket, change, await commit(ports, quota, input.beforeCommit, change, input.operation), input.operation);
+    return await afterCommit(ports, bucket, change, await commit(ports, quota, input.beforeCommit, change, input), input.operation);
   } finally {
     await reservation?.release();
   }
@@ -278,7 +280,7 @@ export async function commitStoredBlob(
     ...(input.parts !== undefined ? { parts: encodeParts(input.parts) } : {}),
     ...(input.endsResumable !== undefined ? { endsResumable: input.endsResumable } : {}),
   };
-  return afterCommit(ports, bucket, change, await commit(ports, quota, undefined, change, input.operation), input.operation);
+  return afterCommit(ports, bucket, change, await commit(ports, quota, undefined, change, input), input.operation);
 }
 
 /**
@@ -356,12 +358,12 @@ async function commit(
   quota: Quota,
   before: (() => Promise<void>) | undefined,
   input: CommitInput,
-  operation: string | undefined,
+  door: Pick<UploadInput, 'operation' | 'restored'>,
 ): Promise<Committed> {
   try {
     await before?.();
     // Issue 39: the webhook events this commit writes in its own transaction (none, and no wait, without a webhook).
-    const events = outboxFor(ports, input.bucketId, [writtenChange(input.filename, input.size, input.contentHash, operation, `user:${input.ownerId}`)]);
+    const events = outboxFor(ports, input.bucketId, [writtenChange(input.filename, input.size, input.contentHash, door, `user:${input.ownerId}`)]);
     const outbox = events instanceof Promise ? await events : events;
     if (outbox) input.outbox = outbox;
     return await ports.writes.commitUpload(input);

@@ -27,7 +27,7 @@ import { pageLimit } from './page-limits.js';
 import { uploadObject } from './uploads.js';
 import { isWellFormedVersionId, shownVersionId, storedVersionId } from './version-ids.js';
 import { findVersion, type FoundVersion } from './version-lookup.js';
-import { outboxFor, removedChange, RESTORE_OPERATION } from './webhook-events.js';
+import { outboxFor, removedChange } from './webhook-events.js';
 
 export { isWellFormedVersionId, newVersionId, principalTag, shownVersionId, storedVersionId } from './version-ids.js';
 export { DeleteMarkerNamed, findVersion, versionOrCurrent, type FoundVersion } from './version-lookup.js';
@@ -189,10 +189,14 @@ export async function findReadableVersion(
   return { bucket: found!.bucket, ...version };
 }
 
+/** The operation name of a restore when its door names none (the Pail API's, api/versions.ts). */
+const RESTORE_OPERATION = 'restoreVersion';
+
 /**
  * Restores a version: a copy of it becomes the file's current version (a
  * new version; the others stay), through the same upload path as any write
- * (the cap, the counts, the commit).
+ * (the cap, the counts, the commit), announced as object.restored from
+ * every door; `operation` names the door (the CLI's 'cli').
  */
 export async function restoreVersion(
   ports: StoragePorts,
@@ -238,5 +242,6 @@ function copyOfVersion(
     ...(object.metadata !== null ? { metadata: JSON.parse(object.metadata) as Record<string, string> } : {}),
     ...(object.tags !== null ? { tags: object.tags } : {}),
     operation: operation ?? RESTORE_OPERATION,
+    restored: true,
   });
 }

@@ -116,12 +116,17 @@ export const removedChange = (key: string, principal: string | null, deleteMarke
   principal,
 });
 
-/** The operation name of the Pail API's restore of a version (api/versions.ts), which announces object.restored. */
-export const RESTORE_OPERATION = 'restoreVersion';
-
-/** What a new version announces: object.restored when it is a restore of an older one, else object.created. */
-export const writtenChange = (key: string, size: number, etag: string, operation: string | null | undefined, principal: string | null): EventChange =>
-  operation === RESTORE_OPERATION ? restoredChange(key, size, etag, principal) : createdChange(key, size, etag, operation, principal);
+/**
+ * What a new version announces: object.restored when it is a restore of an older one (`restored`, whichever door
+ * asked: the operation names the door, for the audit and metrics, not what happened), else object.created.
+ */
+export const writtenChange = (
+  key: string,
+  size: number,
+  etag: string,
+  door: { operation?: string | null | undefined; restored?: boolean | undefined },
+  principal: string | null,
+): EventChange => (door.restored === true ? restoredChange(key, size, etag, principal) : createdChange(key, size, etag, door.operation, principal));
 
 /** A version restored (versioned buckets): a copy of it made the current version, through the same outbox. */
 export const restoredChange = (key: string, size: number, etag: string, principal: string | null): EventChange => ({
