@@ -242,6 +242,42 @@ describe('deleting a version for good on the Pail API', () => {
   });
 });
 
+describe('moving a file into a bucket with a default retention', () => {
+  it('gives it the retention an upload there would get: its details show it, and deleting that version for good is refused until the date', async () => {
+    const made = await api('/buckets', { method: 'POST', body: { name: `plain-${counter++}` } });
+    const plain = (await json(made)).data.id as number;
+    await upload(plain, 'm.txt', 'moved in');
+    const bucket = await lockedBucket({ mode: 'COMPLIANCE', days: 3 });
+    const before = server.clock.now();
+    const moved = await api(`/buckets/${plain}/move`, { method: 'POST', body: { from: 'm.txt', to: 'moved.txt', to_bucket_id: bucket } });
+    expect(moved.status).toBe(200);
+    const { retention } = await details(bucket, 'moved.txt');
+    expect(retention.mode).toBe('COMPLIANCE');
+    expect(Date.parse(retention.retain_until)).toBeGreaterThanOrEqual(before + 3 * DAY - 1000);
+    const version = (await json(await api(`/buckets/${bucket}/files/moved.txt/versions`))).data[0].version_id as string;
+    const refused = await api(`/buckets/${bucket}/files/moved.txt?version_id=${version}`, { method: 'DELETE' });
+    expect(refused.status).toBe(403);
+    expect((await json(refused)).error).toContain(`COMPLIANCE retention until ${retention.retain_until}`);
+    expect((await api(`/buckets/${bucket}/files/moved.txt?version_id=${version}`)).status).toBe(200);
+
+    // Once it ends the file may be renamed there: the version under its new name gets the default retention from then.
+    server.clock.advance(3 * DAY + 60_000);
+    try {
+      const after = server.clock.now();
+      expect((await api(`/buckets/${bucket}/move`, { method: 'POST', body: { from: 'moved.txt', to: 'renamed.txt' } })).status).toBe(200);
+      const renamed = (await details(bucket, 'renamed.txt')).retention;
+      expect(renamed.mode).toBe('COMPLIANCE');
+      expect(Date.parse(renamed.retain_until)).toBeGreaterThanOrEqual(after + 3 * DAY - 1000);
+      const current = (await json(await api(`/buckets/${bucket}/files/renamed.txt/versions`))).data[0].version_id as string;
+      const again = await api(`/buckets/${bucket}/files/renamed.txt?version_id=${current}`, { method: 'DELETE' });
+      expect(again.status).toBe(403);
+      expect((await json(again)).error).toContain(`COMPLIANCE retention until ${renamed.retain_until}`);
+    } finally {
+      server.clock.advance(-(3 * DAY + 60_000));
+    }
+  });
+});
+
 describe('a bucket PATCH with object_lock and default_retention', () => {
   const patch = (bucket: number, body: object) => api(`/buckets/${bucket}`, { method: 'PATCH', body });
   const bucketNow = async (bucket: number) => (await json(await api(`/buckets/${bucket}`))).data;

@@ -22,7 +22,7 @@ import type { BucketRow, ObjectRow } from '../db/schema.js';
 import { bucketRules, checkedType, NO_RULES, TYPE_SNIFF_BYTES, type BucketRules } from './bucket-rules.js';
 import { getOwnBucket, getOwnBucketFor } from './buckets.js';
 import { errors } from './errors.js';
-import { refuseLockedRemoval, removalGuard } from './object-lock.js';
+import { lockForNewVersion, refuseLockedRemoval, removalGuard, type BucketLockRule } from './object-lock.js';
 import { objectBody, retireVersions } from './object-bytes.js';
 import { requireObject } from './objects.js';
 import type { StoragePorts } from './ports.js';
@@ -50,6 +50,8 @@ interface Move {
   overwrite: boolean;
   /** The target's limits when it is another bucket; a file already in a bucket is not asked again for a rename. */
   rules: BucketRules;
+  /** The target's object lock: a file moved there gets its default retention, as an upload there would. */
+  lock: BucketLockRule;
   operation: string | null;
   /** Who moves it (a versioned bucket's delete marker at the old name keeps it). */
   by: string | null;
@@ -88,8 +90,9 @@ async function parseMove(ports: StoragePorts, source: BucketRow, target: BucketR
     if (from === to) throw errors.validation('from and to are the same name');
     if (folder && (to.startsWith(from) || from.startsWith(to))) throw errors.validation('A folder cannot move into itself, nor onto a folder that holds it');
   }
-  const rules = source.id === target.id ? NO_RULES : await bucketRules(ports, target.id);
-  return { source, target, from, to, folder, overwrite: request.overwrite === true, rules, operation };
+  const targetRules = await bucketRules(ports, target.id);
+  const rules = source.id === target.id ? NO_RULES : targetRules;
+  return { source, target, from, to, folder, overwrite: request.overwrite === true, rules, lock: targetRules.lock, operation };
 }
 
 function parseName(field: 'from' | 'to', raw: string): string {
@@ -193,6 +196,8 @@ async function moveOne(ports: StoragePorts, move: Move, listed: ObjectRow, to: s
     const lockGuard = source.object_lock === 1 ? removalGuard(ports.clock) : undefined;
     const replacing = move.overwrite && target.object_lock === 1 && target.versioning !== 'enabled' ? await findObjectRow(ports.db, target.id, to) : undefined;
     if (replacing) await refuseLockedRemoval(ports, replacing.storage_key);
+    // The version under its new name is a new one there: the target's default retention from now, as any upload's.
+    const lock = lockForNewVersion(move.lock, undefined, ports.clock.now());
     try {
       const outbox = await moveOutbox(ports, move, row, to);
       moved = await ports.writes.moveVersion({
@@ -207,6 +212,7 @@ async function moveOne(ports: StoragePorts, move: Move, listed: ObjectRow, to: s
         ...(contentType !== undefined ? { contentType } : {}),
         ...(outbox.length > 0 ? { outbox } : {}),
         ...(lockGuard !== undefined ? { lockGuard } : {}),
+        ...(lock !== undefined ? { lock } : {}),
       });
       break;
     } catch (error) {

@@ -79,6 +79,8 @@ export interface MoveInput {
   outbox?: OutboxEvent[];
   /** Asked about the moved version, which leaves its name (LockGuard); absent: its bucket has no object lock. */
   lockGuard?: LockGuard;
+  /** Its lock under the new name (the target's default retention), written with the move so it never exists there unlocked; absent: none. */
+  lock?: LockValues;
 }
 
 export interface Moved {

@@ -6,7 +6,7 @@ import { nameSortKey } from '../name-sort-keys.js';
 import { OBJECT_COLUMNS, type RemovedVersion, type StoredVersion } from '../repositories/objects.js';
 import { keptAsObjectRow } from '../repositories/object-versions.js';
 import { insertOutbox } from '../repositories/webhook-outbox.js';
-import { findLocks } from '../repositories/version-locks.js';
+import { findLocks, lockRowValues } from '../repositories/version-locks.js';
 import { WriteRefused, type Deleted, type LockGuard, type MoveInput, type Moved, type ObjectWrites } from './object-writes.js';
 import {
   addChange,
@@ -178,6 +178,7 @@ export function moveVersionWith(db: Db, lockBucket: (trx: Db, bucketId: number) 
       if (fromVersioning === undefined || toVersioning === undefined) throw new WriteRefused('no-bucket');
       if (fromVersioning !== 'unversioned' || toVersioning !== 'unversioned') {
         const moved = await moveVersioned(trx, input, source.size, fromVersioning, toVersioning);
+        await lockMoved(trx, input);
         await insertOutbox(trx, input.outbox);
         return moved;
       }
@@ -208,10 +209,26 @@ export function moveVersionWith(db: Db, lockBucket: (trx: Db, bucketId: number) 
           .where('id', '=', input.ownerId)
           .execute();
       }
+      await lockMoved(trx, input);
       // Issue 39: the webhook events of this change, in its transaction.
       await insertOutbox(trx, input.outbox);
       return { row, replaced, retired: replaced ? [replaced] : [] } satisfies Moved;
     });
+}
+
+/**
+ * The moved version's lock under its new name (MoveInput.lock). A lock row is keyed by the bytes' key, which a move
+ * keeps: one its old name left (an ended retention: a running one refused the move) is replaced.
+ */
+async function lockMoved(trx: Db, input: MoveInput): Promise<void> {
+  if (input.lock === undefined) return;
+  const values = lockRowValues(input.to.bucketId, input.to.filename, input.from.storageKey, input.lock);
+  const { storage_key: _key, ...update } = values;
+  await trx
+    .insertInto('version_locks')
+    .values(values)
+    .onConflict((conflict) => conflict.column('storage_key').doUpdateSet(update))
+    .execute();
 }
 
 /** The file's row under its new name (and bucket), with the version id it takes there. */
