@@ -193,7 +193,8 @@ async function moveOne(ports: StoragePorts, move: Move, listed: ObjectRow, to: s
     // A move takes the version from its name (a locked one stays where it was locked: asked in the move's transaction, so
     // a lock set meanwhile is seen), and an overwrite outside a versioned bucket removes the version at the new name:
     // neither while locked (object-lock.ts).
-    const lockGuard = source.object_lock === 1 ? removalGuard(ports.clock) : undefined;
+    // Asked whatever the source's row says of lock (it may be older than lock turned on there).
+    const lockGuard = removalGuard(ports.clock);
     const replacing = move.overwrite && target.object_lock === 1 && target.versioning !== 'enabled' ? await findObjectRow(ports.db, target.id, to) : undefined;
     if (replacing) await refuseLockedRemoval(ports, replacing.storage_key);
     // The version under its new name is a new one there: the target's default retention from now, as any upload's.
@@ -211,7 +212,7 @@ async function moveOne(ports: StoragePorts, move: Move, listed: ObjectRow, to: s
         movedBy: move.by,
         ...(contentType !== undefined ? { contentType } : {}),
         ...(outbox.length > 0 ? { outbox } : {}),
-        ...(lockGuard !== undefined ? { lockGuard } : {}),
+        lockGuard,
         ...(lock !== undefined ? { lock } : {}),
       });
       break;

@@ -99,7 +99,9 @@ export async function deleteFileVersion(
 ): Promise<VersionRemoved> {
   if (!isWellFormedVersionId(rawVersionId)) throw errors.invalidVersionId();
   // Only a bucket with object lock holds locked versions; the delete asks in its own transaction (no lock set meanwhile slips past).
-  const lockGuard = bucket.object_lock === 1 ? removalGuard(ports.clock, options.bypassGovernance === true) : undefined;
+  // Asked of every bucket, in the delete's transaction: the row here (perhaps a cached one) may not yet say that lock
+  // was turned on, and a version locked since would go. Without a lock row it lets the delete go.
+  const lockGuard = removalGuard(ports.clock, options.bypassGovernance === true);
   let removed: VersionRemoved;
   try {
     // Issue 39: a version (or marker) gone for good is S3's ObjectRemoved:Delete, written in the delete's transaction.
