@@ -191,26 +191,7 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
         : writes;
     await source
       .insertInto('objects')
-      .values(
-        versions.map((item) => ({
-          bucket_id: bucketId,
-          filename: item.filename,
-          storage_key: item.storageKey,
-          size: item.size,
-          content_type: item.contentType,
-          etag: item.contentHash,
-          inline: item.inlineBytes ? 1 : 0,
-          metadata: item.metadata ?? null,
-          tags: item.tags ?? null,
-          checksums: item.checksums ?? null,
-          upload_id: item.endsUpload ?? null,
-          parts: item.parts ?? null,
-          created_at: now,
-          updated_at: now,
-          name_folded: foldName(item.filename),
-          name_sort: nameSortKey(item.filename),
-        })),
-      )
+      .values(versions.map((item) => objectValues(bucketId, item, now)))
       .onConflict((conflict) =>
         conflict.columns(['bucket_id', 'filename']).doUpdateSet((eb) => ({
           storage_key: eb.ref('excluded.storage_key'),
@@ -276,23 +257,9 @@ async function commitVersioned(
     await trx
       .insertInto('objects')
       .values({
-        bucket_id: bucket.id,
-        filename: item.filename,
-        storage_key: item.storageKey,
-        size: item.size,
-        content_type: item.contentType,
-        etag: item.contentHash,
-        inline: item.inlineBytes ? 1 : 0,
-        metadata: item.metadata ?? null,
-        tags: item.tags ?? null,
-        checksums: item.checksums ?? null,
-        upload_id: item.endsUpload ?? null,
-        parts: item.parts ?? null,
+        ...objectValues(bucket.id, item, now),
         created_at: at.current ? ((await createdAtOf(trx, bucket.id, item.filename)) ?? now) : now,
-        updated_at: now,
         version_id: at.displaced.versionId,
-        name_folded: foldName(item.filename),
-        name_sort: nameSortKey(item.filename),
       })
       .execute();
   }
@@ -369,4 +336,26 @@ async function lockResumables(trx: Db, items: CommitInput[]): Promise<Map<string
 async function endResumables(trx: Db, items: CommitInput[], outcomes: Outcome<Committed>[]): Promise<void> {
   const ids = items.flatMap((item, index) => (item.endsResumable !== undefined && outcomes[index]!.ok ? [item.endsResumable] : []));
   if (ids.length > 0) await trx.deleteFrom('resumable_uploads').where('id', 'in', ids).execute();
+}
+
+/** A committed upload's row in `objects` (written now), as both the batch and a versioned write insert it. */
+function objectValues(bucketId: number, item: CommitInput, now: string) {
+  return {
+    bucket_id: bucketId,
+    filename: item.filename,
+    storage_key: item.storageKey,
+    size: item.size,
+    content_type: item.contentType,
+    etag: item.contentHash,
+    inline: item.inlineBytes ? 1 : 0,
+    metadata: item.metadata ?? null,
+    tags: item.tags ?? null,
+    checksums: item.checksums ?? null,
+    upload_id: item.endsUpload ?? null,
+    parts: item.parts ?? null,
+    created_at: now,
+    updated_at: now,
+    name_folded: foldName(item.filename),
+    name_sort: nameSortKey(item.filename),
+  };
 }
