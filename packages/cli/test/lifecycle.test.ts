@@ -3,50 +3,29 @@
  * the rules the Pail API shows, set from a file or stdin, refused when wrong,
  * and one pass of the sweep applying them.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signUp, type TestUser } from '../../server/test/helpers/client.js';
-import { startTestServer, type TestServer } from '../../server/test/helpers/server.js';
-import { runCli } from '../src/run.js';
+import type { TestServer } from '../../server/test/helpers/server.js';
+import { startCliServer, type CliServer } from './helpers/cli-server.js';
 
+let cli: CliServer;
 let server: TestServer;
 let dataDir: string;
 let user: TestUser;
-let env: Record<string, string>;
 
 beforeAll(async () => {
-  dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'pail-cli-lc-')), 'data');
-  await mkdir(dataDir, { recursive: true });
-  server = await startTestServer({ dataDir });
-  const { database } = server.config;
-  env = {
-    PATH: process.env.PATH ?? '',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    S3_API_PORT: 'off',
-    ...(database.kind === 'postgres' ? { DATABASE_URL: database.url } : {}),
-  };
+  cli = await startCliServer('pail-cli-lc-');
+  ({ server, dataDir } = cli);
   user = await signUp(server.url);
 }, 60_000);
 afterAll(async () => {
-  await server?.close();
+  await cli?.close();
 });
 
-async function pail(args: string[], input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    env,
-    cwd: path.dirname(dataDir),
-    stdin: Readable.from(input ? [Buffer.from(input)] : []),
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-  });
-  return { code, stdout, stderr };
-}
+const pail = (args: string[], input = '') => cli.pail(args, Readable.from(input ? [Buffer.from(input)] : []));
 
 const api = (pathname: string, init: RequestInit = {}) =>
   fetch(`${server.url}/api/v1/buckets${pathname}`, { ...init, headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' } });

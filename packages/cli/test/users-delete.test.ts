@@ -5,51 +5,26 @@
  * with nothing, frees the email, and is refused, changing nothing, while the
  * user holds a locked version.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signUp, type TestUser } from '../../server/test/helpers/client.js';
-import { startTestServer, type TestServer } from '../../server/test/helpers/server.js';
-import { runCli } from '../src/run.js';
+import type { TestServer } from '../../server/test/helpers/server.js';
+import { startCliServer, type CliServer } from './helpers/cli-server.js';
 
+let cli: CliServer;
 let server: TestServer;
-let dataDir: string;
-let env: Record<string, string>;
 
 beforeAll(async () => {
-  dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'pail-cli-userdel-')), 'data');
-  await mkdir(dataDir, { recursive: true });
-  server = await startTestServer({ dataDir });
-  const { database } = server.config;
-  env = {
-    PATH: process.env.PATH ?? '',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    S3_API_PORT: 'off',
-    ...(database.kind === 'postgres' ? { DATABASE_URL: database.url } : {}),
-  };
+  cli = await startCliServer('pail-cli-userdel-');
+  server = cli.server;
 }, 60_000);
 afterAll(async () => {
-  await server?.close();
-  await rm(path.dirname(dataDir), { recursive: true, force: true });
+  await cli?.close();
 });
 
 /** `pail <args>`; `typed`: stdin is a terminal and this is what the operator types. */
-async function pail(args: string[], typed?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const stdin = typed === undefined ? Readable.from([]) : Object.assign(Readable.from([Buffer.from(typed)]), { isTTY: true });
-  const code = await runCli(args, {
-    env,
-    cwd: path.dirname(dataDir),
-    stdin,
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-  });
-  return { code, stdout, stderr };
-}
+const pail = (args: string[], typed?: string) =>
+  cli.pail(args, typed === undefined ? Readable.from([]) : Object.assign(Readable.from([Buffer.from(typed)]), { isTTY: true }));
 
 const api = (user: TestUser, pathname: string, init: RequestInit = {}) =>
   fetch(`${server.url}/api/v1/buckets${pathname}`, { ...init, headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' } });
