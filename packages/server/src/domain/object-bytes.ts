@@ -5,6 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import { BlobNotFoundError, type ByteRange } from '../blob/blob-store.js';
+import { giveAway } from '../blob/release-chunk.js';
 import type { StoredVersion } from '../db/repositories/objects.js';
 import type { ObjectRow } from '../db/schema.js';
 import type { StoragePorts } from './ports.js';
@@ -34,6 +35,23 @@ export async function objectBody(ports: BytePorts, object: ObjectRow, range: Byt
   }
   if (object.size === 0) return Buffer.alloc(0);
   return ports.blobs.get(object.storage_key, range ?? undefined);
+}
+
+/**
+ * A whole file's bytes for a reader of many files, each once (a zip): a small
+ * file comes from memory when it is there, but is not put there, so one
+ * download of a large folder neither pushes the hot files out of the cache
+ * nor keeps its bytes alive once they are sent. A buffer read here is the
+ * reader's alone (release-chunk.ts giveAway), freed as soon as it has left
+ * (http/sent-chunks.ts).
+ */
+export async function passingBody(ports: BytePorts, object: ObjectRow): Promise<Buffer | Readable> {
+  if (!object.inline && !ports.caches.bytes.fits(object.size)) return object.size === 0 ? Buffer.alloc(0) : ports.blobs.get(object.storage_key);
+  const cached = ports.caches.bytes.get(object.storage_key);
+  if (cached) return cached;
+  const bytes = object.inline ? await readInline(ports, object.storage_key) : await ports.blobs.read(object.storage_key);
+  giveAway(bytes);
+  return bytes;
 }
 
 type RemovalPorts = Pick<StoragePorts, 'blobs' | 'durable'>;

@@ -20,7 +20,7 @@ import { Readable, type PassThrough } from 'node:stream';
 import { ZipFile } from 'yazl';
 import type { ObjectRow } from '../db/schema.js';
 import { errors } from './errors.js';
-import { objectBody } from './object-bytes.js';
+import { passingBody } from './object-bytes.js';
 import type { StoragePorts } from './ports.js';
 import { ZIP_PAGE_ROWS, type ZipPlan } from './zip-selection.js';
 
@@ -103,7 +103,7 @@ export async function startZip(ports: Pick<StoragePorts, 'writes' | 'blobs' | 'c
 
   const openFile = async (row: ObjectRow): Promise<Readable> => {
     if (row.size === 0) return Readable.from([]);
-    const body = await objectBody(ports, row, null);
+    const body = await passingBody(ports, row);
     return Buffer.isBuffer(body) ? Readable.from([body]) : body;
   };
 
