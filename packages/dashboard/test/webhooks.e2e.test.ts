@@ -43,9 +43,9 @@ describe.skipIf(skipBrowserSuites)('dashboard webhooks and audit log (end to end
       const shown = page.getByTestId('webhook-secret');
       secret = (await shown.locator('code.secret').textContent()) ?? '';
       expect(secret).toMatch(/^whsec_/);
-      await expect.poll(() => page.getByTestId('webhook').count()).toBe(1);
+      await poll(() => page.getByTestId('webhook').count()).toBe(1);
       await page.getByRole('button', { name: 'Done' }).click();
-      await expect.poll(() => page.getByTestId('webhook-secret').count()).toBe(0);
+      await poll(() => page.getByTestId('webhook-secret').count()).toBe(0);
     });
 
     await runStep(page, watch, 'webhooks-deliver', async () => {
@@ -62,7 +62,7 @@ describe.skipIf(skipBrowserSuites)('dashboard webhooks and audit log (end to end
         await page.getByRole('button', { name: 'Deliveries' }).click();
         return page.getByTestId('deliveries').getByRole('cell', { name: 'delivered' }).count();
       }).toBe(1);
-      await expect.poll(() => page.getByTestId('deliveries').getByText('s3:ObjectCreated:Put').count()).toBe(1);
+      await poll(() => page.getByTestId('deliveries').getByText('s3:ObjectCreated:Put').count()).toBe(1);
       await page.getByRole('button', { name: 'Resend' }).click();
       await receiver.waitFor((received) => received.length >= 2, 'the resent event');
       expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);

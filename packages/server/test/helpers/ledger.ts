@@ -141,7 +141,7 @@ async function blobAccounts(source: BookSource, bucketIds: number[]): Promise<{ 
  */
 export async function expectBooksClose(server: TestServer | BookSource, ownerId: number, options: { held?: number } = {}): Promise<Books> {
   let books = await readBooks(server, ownerId);
-  for (let attempt = 0; attempt < 40 && !balanced(books, options); attempt++) {
+  for (const deadline = Date.now() + 10_000; !balanced(books, options) && Date.now() < deadline;) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     books = await readBooks(server, ownerId);
   }
