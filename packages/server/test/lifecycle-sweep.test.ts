@@ -27,19 +27,25 @@ import { operatorFor } from '../src/domain/principal.js';
 import { setVersioning } from '../src/domain/buckets.js';
 import { fileVersions } from '../src/domain/versions.js';
 import { AppError } from '../src/domain/errors.js';
+import { recordsOf, startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
 let server: TestServer;
 let alice: TestUser;
 let s3: S3Client;
+let receiver: Receiver;
 
 beforeAll(async () => {
-  server = await startTestServer({ s3: true, env: { LIFECYCLE_INTERVAL_SECONDS: '1' } });
+  server = await startTestServer({ s3: true, env: { LIFECYCLE_INTERVAL_SECONDS: '1', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50' } });
   alice = await signUp(server.url);
   s3 = sdkClient(server.s3Url!, alice);
+  receiver = await startReceiver();
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  await receiver.close();
+});
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 60_000): Promise<T> {
   const start = Date.now();
@@ -218,4 +224,39 @@ it('refuses a rule prefix holding a control character, which no filename has (Po
     name: 'InvalidArgument',
     $metadata: { httpStatusCode: 400 },
   });
+});
+
+it("announces its deletes as S3's LifecycleExpiration events (a delete marker's with its version id), not as a user's delete", async () => {
+  const plain = `events-${Date.now().toString(36)}`;
+  const versioned = `${plain}-v`;
+  const hooks = new Map<string, number>();
+  for (const Bucket of [plain, versioned]) {
+    await s3.send(new CreateBucketCommand({ Bucket }));
+    const added = await devApi(server.url, alice)(`/${(await bucketRow(Bucket)).id}/webhooks`, {
+      method: 'POST',
+      body: JSON.stringify({ url: receiver.url, events: ['object.removed'] }),
+    });
+    expect(added.status).toBe(201);
+    hooks.set(Bucket, (await json(added)).data.id as number);
+  }
+  await setVersioning(server.app.pail.storage, await bucketRow(versioned), 'enabled');
+  const rule: LifecycleRule = { ID: 'all', Filter: { Prefix: '' }, Status: 'Enabled', Expiration: { Date: new Date('2020-01-01T00:00:00Z') } };
+  for (const Bucket of [plain, versioned]) {
+    await putFile(Bucket, 'old.txt', 3);
+    await setRules(Bucket, [rule]);
+  }
+  const eventsOf = (Bucket: string) =>
+    receiver
+      .delivered()
+      .flatMap(recordsOf)
+      .filter((record) => record.s3.configurationId === `webhook-${hooks.get(Bucket)}`);
+  await receiver.waitFor(() => eventsOf(plain).length >= 1 && eventsOf(versioned).length >= 1, 'both expiries');
+  expect(eventsOf(plain).map((record) => [record.eventName, record.s3.object?.key, record.s3.object?.versionId])).toEqual([
+    ['s3:LifecycleExpiration:Delete', 'old.txt', undefined],
+  ]);
+  const marker = (await fileVersions(server.app.pail.storage, await bucketRow(versioned), 'old.txt'))[0]!;
+  expect(marker.is_delete_marker).toBe(true);
+  expect(eventsOf(versioned).map((record) => [record.eventName, record.s3.object?.key, record.s3.object?.versionId])).toEqual([
+    ['s3:LifecycleExpiration:DeleteMarkerCreated', 'old.txt', marker.version_id],
+  ]);
 });

@@ -141,6 +141,8 @@ describe('every door', () => {
     expect(allTo(hook.id).flatMap(recordsOf)).toHaveLength(expected.length);
     for (const received of deliveredTo(hook.id)) expect(() => verify(hook.secret, received)).not.toThrow();
     expect(got[0]).toMatchObject({ eventVersion: '2.1', eventSource: 'aws:s3', s3: { bucket: { name: o.bucket.name }, object: { size: 5, eTag: etag } } });
+    // An unversioned bucket's events name no version, as S3's do not.
+    expect(got.filter((r) => r.s3.object !== undefined && 'versionId' in r.s3.object)).toEqual([]);
     const sequencers = got.flatMap((r) => (r.s3.object ? [r.s3.object.sequencer] : []));
     expect([...sequencers].sort()).toEqual(sequencers);
     // A signature made with another secret does not verify.
@@ -189,6 +191,28 @@ describe('every door', () => {
       ['object.created', 's3:ObjectCreated:Put', 7],
       ['object.restored', 's3:ObjectRestore:Completed', 5],
     ]);
+    // Each event names the version it made, as S3's events do in a versioned bucket: the ids the versions list shows.
+    const now = (await json(await o.dev(`/${o.bucket.id}/files/doc.txt/versions`))).data as { version_id: string }[];
+    expect(eventsTo(hook.id).map((r) => r.s3.object!.versionId)).toEqual(now.map((version) => version.version_id).reverse());
+  });
+
+  it("a delete marker is announced with its version id; a suspended bucket's write as the `null` version", async () => {
+    const o = await owner();
+    expect((await o.dev(`/${o.bucket.id}`, { method: 'PATCH', body: JSON.stringify({ versioning: 'enabled' }) })).status).toBe(200);
+    const hook = await addWebhook(o, { url: receiver.url, events: ['object.created', 'object.removed'] });
+    const s3 = sdkClient(server.s3Url!, o.user);
+    const Bucket = o.bucket.name;
+    const put = (await s3.send(new PutObjectCommand({ Bucket, Key: 'm.txt', Body: 'em' }))).VersionId!;
+    const marker = await s3.send(new DeleteObjectCommand({ Bucket, Key: 'm.txt' }));
+    expect(marker.DeleteMarker).toBe(true);
+    expect((await o.dev(`/${o.bucket.id}`, { method: 'PATCH', body: JSON.stringify({ versioning: 'suspended' }) })).status).toBe(200);
+    await s3.send(new PutObjectCommand({ Bucket, Key: 's.txt', Body: 'es' }));
+    await receiver.waitFor(() => eventsTo(hook.id).length >= 3, '3 events');
+    expect(eventsTo(hook.id).map((r) => [r.eventName, r.s3.object!.key, r.s3.object!.versionId])).toEqual([
+      ['s3:ObjectCreated:Put', 'm.txt', put],
+      ['s3:ObjectRemoved:DeleteMarkerCreated', 'm.txt', marker.VersionId],
+      ['s3:ObjectCreated:Put', 's.txt', 'null'],
+    ]);
   });
 
   it("a restore asked with a door's own operation name (the CLI's 'cli') is still announced as object.restored", async () => {
@@ -232,6 +256,8 @@ describe('every door', () => {
     ];
     await receiver.waitFor(() => eventsTo(hook.id).length >= expected.length, `${expected.length} events`);
     expect(eventsTo(hook.id).map((r) => [r.pail.event, r.eventName, r.s3.object?.key])).toEqual(expected);
+    // Each names the version deleted, as S3's events do.
+    expect(eventsTo(hook.id).map((r) => r.s3.object?.versionId)).toEqual([older, one, many]);
     // Exactly one each: the outbox holds no more than was delivered (each written with its delete, so all are there now).
     const rows = await server.app.pail.db.selectFrom('webhook_deliveries').select('object_key').where('webhook_id', '=', hook.id).execute();
     expect(rows.map((row) => row.object_key).sort()).toEqual(['api.txt', 'many.txt', 's3.txt']);

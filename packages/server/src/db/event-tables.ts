@@ -44,6 +44,8 @@ export interface WebhookDeliveriesTable {
   object_key: string | null;
   size: number | null;
   etag: string | null;
+  /** The version the event is about as S3 shows it (`null`: the null version); null where it names none. */
+  version_id: string | null;
   principal: string | null;
   event_time: string;
   /** pending or delivered. */

@@ -28,6 +28,7 @@ import { objectLock } from './migrations/object-lock.js';
 import { userDeletion } from './migrations/user-deletion.js';
 import { deliveryPruning } from './migrations/delivery-pruning.js';
 import { webhookBatches } from './migrations/webhook-batches.js';
+import { eventVersions } from './migrations/event-versions.js';
 
 export type { Dialect } from './migrations/columns.js';
 
@@ -62,6 +63,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0025_user_deletion': userDeletion(),
         '0026_delivery_pruning': deliveryPruning(),
         '0027_webhook_batches': webhookBatches(dialect),
+        '0028_event_versions': eventVersions(),
       };
     },
   };

@@ -23,6 +23,7 @@ import { abortUpload } from './multipart.js';
 import { deleteObject } from './objects.js';
 import type { StoragePorts } from './ports.js';
 import { deleteFileVersion, shownVersionId } from './versions.js';
+import { LIFECYCLE_OPERATION } from './webhook-events.js';
 
 /** Rows read per query, and the most work done between two yields. */
 export const SWEEP_BATCH = 25;
@@ -48,9 +49,6 @@ export interface SweepTally {
   /** Unfinished multipart uploads aborted. */
   aborted: number;
 }
-
-/** The operation name the sweep's deletes are announced with (object-events.ts), as a door names its requests. */
-export const LIFECYCLE_OPERATION = 'lifecycle';
 
 class Stopped extends Error {}
 

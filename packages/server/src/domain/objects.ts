@@ -198,7 +198,9 @@ export async function deleteObject(
   try {
     // Issue 39: the webhook events of the delete, written in its transaction.
     // Outside an unversioned bucket a delete adds a marker: S3 names that event DeleteMarkerCreated.
-    const outbox = await outboxFor(ports, bucket.id, [removedChange(filename, `user:${bucket.owner_id}`, bucket.versioning !== 'unversioned')]);
+    const outbox = await outboxFor(ports, bucket.id, [
+      removedChange(filename, `user:${bucket.owner_id}`, { marker: bucket.versioning !== 'unversioned', operation }),
+    ]);
     deleted = await ports.writes.deleteVersion(bucket, filename, {
       markerVersionId: newVersionId(),
       deletedBy: principalTag(options.by),

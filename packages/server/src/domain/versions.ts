@@ -105,7 +105,7 @@ export async function deleteFileVersion(
   let removed: VersionRemoved;
   try {
     // Issue 39: a version (or marker) gone for good is S3's ObjectRemoved:Delete, written in the delete's transaction.
-    const outbox = await outboxFor(ports, bucket.id, [removedChange(filename, `user:${bucket.owner_id}`)]);
+    const outbox = await outboxFor(ports, bucket.id, [removedChange(filename, `user:${bucket.owner_id}`, { operation, versionId: rawVersionId })]);
     removed = await ports.writes.deleteVersionById(bucket, filename, storedVersionId(rawVersionId), lockGuard, {
       noncurrentOnly: options.noncurrentOnly === true,
       outbox,

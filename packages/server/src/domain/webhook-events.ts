@@ -23,6 +23,8 @@ export interface EventChange {
   key: string | null;
   size?: number;
   etag?: string;
+  /** The version it is about, as clients see it; where only the commit knows it, the commit fills it in (withVersionMade). */
+  versionId?: string;
   /** Who made it, as S3's userIdentity.principalId. */
   principal?: string | null;
 }
@@ -74,6 +76,7 @@ function rowsFor({ targets }: WebhookTargets, changes: EventChange[]): OutboxEve
         object_key: change.key,
         size: change.size ?? null,
         etag: change.etag ?? null,
+        version_id: change.versionId ?? null,
         principal: change.principal ?? null,
         event_time: eventTime,
       });
@@ -108,13 +111,27 @@ export const createdChange = (key: string, size: number, etag: string, operation
   principal,
 });
 
-/** A file's removal: a delete, or (versioned buckets) a delete marker made. */
-export const removedChange = (key: string, principal: string | null, deleteMarker = false): EventChange => ({
-  event: 'object.removed',
-  eventName: deleteMarker ? 's3:ObjectRemoved:DeleteMarkerCreated' : 's3:ObjectRemoved:Delete',
-  key,
-  principal,
-});
+/** The operation name the lifecycle sweep's deletes are made under, as a door names its requests. */
+export const LIFECYCLE_OPERATION = 'lifecycle';
+
+/**
+ * A file's removal: a delete, or (versioned buckets) a delete marker made; `versionId`: the version deleted for good.
+ * The lifecycle sweep's are S3's LifecycleExpiration events, so a handler can tell an expiry from a user's delete.
+ */
+export function removedChange(
+  key: string,
+  principal: string | null,
+  how: { marker?: boolean; operation?: string | undefined; versionId?: string } = {},
+): EventChange {
+  const family = how.operation === LIFECYCLE_OPERATION ? 's3:LifecycleExpiration' : 's3:ObjectRemoved';
+  return {
+    event: 'object.removed',
+    eventName: `${family}:${how.marker === true ? 'DeleteMarkerCreated' : 'Delete'}`,
+    key,
+    principal,
+    ...(how.versionId !== undefined ? { versionId: how.versionId } : {}),
+  };
+}
 
 /**
  * What a new version announces: object.restored when it is a restore of an older one (`restored`, whichever door

@@ -27,6 +27,7 @@ export function eventRecord(delivery: DeliveryRow, region: string): string {
           key: s3EventKey(delivery.object_key),
           ...(delivery.size !== null ? { size: Number(delivery.size) } : {}),
           ...(delivery.etag !== null ? { eTag: delivery.etag } : {}),
+          ...(delivery.version_id !== null ? { versionId: delivery.version_id } : {}),
           sequencer: sequencerOf(delivery.id),
         };
   const record = {

@@ -85,7 +85,7 @@ export async function startReceiver(): Promise<Receiver> {
 
 export interface S3Record {
   eventName: string;
-  s3: { configurationId: string; bucket: { name: string }; object?: { key: string; size?: number; eTag?: string; sequencer: string } };
+  s3: { configurationId: string; bucket: { name: string }; object?: { key: string; size?: number; eTag?: string; versionId?: string; sequencer: string } };
   pail: { event: string; sequencer: string };
 }
 

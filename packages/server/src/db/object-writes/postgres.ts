@@ -16,7 +16,7 @@ import { heldBesideOf, heldBesideRow, type Holding } from '../repositories/holdi
 import { recordPart } from '../repositories/multipart.js';
 import { reserveUpload } from '../repositories/upload-reservations.js';
 import type { BucketVersioning } from '../schema.js';
-import { insertOutbox } from '../repositories/webhook-outbox.js';
+import { insertOutbox, withVersionMade } from '../repositories/webhook-outbox.js';
 import { conditionRefusal, WriteRefused, type CommitInput, type Committed, type ObjectWrites } from './object-writes.js';
 import {
   deleteInlineBytes,
@@ -216,7 +216,10 @@ async function commitBatch(db: Db, bucketId: number, items: CommitInput[]): Prom
 
 /** Issue 39: the webhook events of a batch's committed items, written in its transaction and its order. */
 function committedOutbox(items: CommitInput[], outcomes: Outcome<Committed>[]) {
-  return items.flatMap((item, index) => (outcomes[index]!.ok ? (item.outbox ?? []) : []));
+  return items.flatMap((item, index) => {
+    const outcome = outcomes[index]!;
+    return outcome.ok ? (withVersionMade(item.outbox, outcome.value.versioning, outcome.value.versionId) ?? []) : [];
+  });
 }
 
 /** The noncurrent `null` versions of these names (suspended buckets). */

@@ -5,7 +5,7 @@ import { foldName } from '../folded-names.js';
 import { nameSortKey } from '../name-sort-keys.js';
 import { OBJECT_COLUMNS, type RemovedVersion, type StoredVersion } from '../repositories/objects.js';
 import { keptAsObjectRow } from '../repositories/object-versions.js';
-import { insertOutbox } from '../repositories/webhook-outbox.js';
+import { insertOutbox, withVersionMade } from '../repositories/webhook-outbox.js';
 import { findLocks, lockRowValues } from '../repositories/version-locks.js';
 import { WriteRefused, type Deleted, type LockGuard, type MoveInput, type Moved, type ObjectWrites } from './object-writes.js';
 import {
@@ -70,7 +70,8 @@ export function deleteVersionWith(db: Db, lockBucket: (trx: Db, bucketId: number
       if (displaced.retired) await askGuard(trx, displaced.retired.storage_key, options.lockGuard);
       await insertMarker(trx, { bucketId: bucket.id, filename, versionId: displaced.versionId, deletedBy: options.deletedBy, now });
       if (!(await applyChange(trx, bucket, change))) throw new WriteRefused('no-bucket');
-      await insertOutbox(trx, options.outbox);
+      // The marker's id, as S3's DeleteMarkerCreated event shows it.
+      await insertOutbox(trx, withVersionMade(options.outbox, versioning, displaced.versionId));
       return {
         removed: current ? { filename, ...current } : null,
         retired: displaced.retired,

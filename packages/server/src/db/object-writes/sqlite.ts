@@ -25,7 +25,7 @@ import {
 import { getByPosition, heldColumns, sqliteHoldingWrites } from './sqlite-holdings.js';
 import { displace, type CurrentVersion, type NoncurrentNull } from './versioning.js';
 import { KEPT_COLUMNS } from './version-writes.js';
-import { INSERT_OUTBOX_SQL, outboxValues } from '../repositories/webhook-outbox.js';
+import { INSERT_OUTBOX_SQL, outboxValues, withVersionMade } from '../repositories/webhook-outbox.js';
 
 const STATEMENTS = {
   // The bucket's versioning, then the name's current version, if any (two lookups by key cost less than their join).
@@ -147,7 +147,7 @@ export function sqliteObjectWrites(db: Db, sqlite: SQLite.Database, writer: Sqli
     }
     if (sql.count.run(old ? 0 : 1, delta, displaced.noncurrentDelta, input.bucketId).changes === 0) throw new WriteRefused('no-bucket');
     // Issue 39: the webhook events of this commit, in its transaction.
-    for (const event of input.outbox ?? []) sql.outbox.run(...outboxValues(event));
+    for (const event of withVersionMade(input.outbox, versioning, displaced.versionId) ?? []) sql.outbox.run(...outboxValues(event));
     const { lock } = input;
     if (lock) sql.insertLock.run(input.storageKey, input.bucketId, input.filename, lock.mode, lock.retainUntil, lock.legalHold ? 1 : 0);
     return { replaced: displaced.retired, overwrote: old !== undefined, versionId: displaced.versionId, versioning, endedParts };

@@ -19,6 +19,8 @@ export interface OutboxEvent {
   object_key: string | null;
   size: number | null;
   etag: string | null;
+  /** As S3's events show it; null where the event names no version (an unversioned bucket's, a bucket's own). */
+  version_id: string | null;
   principal: string | null;
   event_time: string;
 }
@@ -32,6 +34,7 @@ export const OUTBOX_COLUMNS = [
   'object_key',
   'size',
   'etag',
+  'version_id',
   'principal',
   'event_time',
   'state',
@@ -49,10 +52,21 @@ export const outboxValues = (event: OutboxEvent): unknown[] => [
   event.object_key,
   event.size,
   event.etag,
+  event.version_id,
   event.principal,
   event.event_time,
   'pending',
 ];
+
+/**
+ * The events of a write with the version it made, which only its transaction
+ * knows (the bucket's versioning is read there): none shown in an unversioned
+ * bucket, else its id, `null` for the null version (a suspended bucket's).
+ */
+export function withVersionMade<T extends readonly OutboxEvent[] | undefined>(events: T, versioning: string, versionId: string | null): T {
+  if (events === undefined || events.length === 0 || versioning === 'unversioned') return events;
+  return events.map((event) => ({ ...event, version_id: versionId ?? 'null' })) as unknown as T;
+}
 
 /** Writes the events in `trx`, the transaction of the change they report, in their order. */
 export async function insertOutbox(trx: Db, events: readonly OutboxEvent[] | undefined): Promise<void> {
