@@ -480,6 +480,20 @@ describe('a control character in a key of a DeleteObjects body', () => {
     expect((versions.Versions ?? []).map((v) => v.Key)).toEqual(['kept.txt']);
     expect(versions.DeleteMarkers ?? []).toEqual([]);
   });
+
+  it('a name no upload may use (an empty folder name, `..`) is deleted as absent: 204, and no delete marker under it', async () => {
+    const id = await bucket({ versioning: 'enabled' });
+    const Bucket = (await json(await api(`/buckets/${id}`))).data.name as string;
+    for (const Key of ['a//b', 'a/../b', '/lead']) {
+      await expect(s3.send(new PutObjectCommand({ Bucket, Key, Body: 'x' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 400 } });
+      const deleted = await s3.send(new DeleteObjectCommand({ Bucket, Key }));
+      expect([deleted.$metadata.httpStatusCode, deleted.DeleteMarker]).toEqual([204, undefined]);
+    }
+    const batch = await s3.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: [{ Key: 'c//d' }] } }));
+    expect([batch.Deleted?.map((d) => [d.Key, d.DeleteMarker]), batch.Errors ?? []]).toEqual([[['c//d', undefined]], []]);
+    const versions = await s3.send(new ListObjectVersionsCommand({ Bucket }));
+    expect([versions.Versions ?? [], versions.DeleteMarkers ?? []]).toEqual([[], []]);
+  });
 });
 
 describe('object lock turned on while versioning is suspended', () => {

@@ -1,6 +1,6 @@
 /** Files in buckets: their names, their views, listing, finding one to read, deleting. */
 import { outboxFor, removedChange } from './webhook-events.js';
-import { filenameProblem, isUnfitText, type BucketObject } from '@pail/shared';
+import { filenameProblem, type BucketObject } from '@pail/shared';
 import { WriteRefused } from '../db/object-writes/object-writes.js';
 import { findBucketAndObject, findObjectRow, listObjectRows, type BucketRef, type ReadableObject } from '../db/repositories/objects.js';
 import type { BucketRow, BucketVersioning, ObjectRow } from '../db/schema.js';
@@ -189,8 +189,8 @@ export async function deleteObject(
   operation?: string,
   options: { by?: Principal | null; evenIfAbsent?: boolean; onlyStorageKey?: string; bypassGovernance?: boolean } = {},
 ): Promise<DeleteOutcome> {
-  // A name with a control character is no file's (every upload refuses it): never a delete marker under it.
-  if (isUnfitText(filename)) throw errors.fileNotFound();
+  // A name every upload refuses (a control character, `a//b`, `..`) is no file's: never a delete marker under it.
+  if (filenameProblem(filename) !== null) throw errors.fileNotFound();
   let deleted;
   // Only a bucket made with object lock holds locked versions (others skip the lookup); the delete asks about
   // a version it would remove for good (none where versioning is enabled) in its own transaction.
