@@ -56,11 +56,13 @@ describe('slow clients', () => {
     const response = await fetch(`${server.url}/healthz`);
     const servedIn = Date.now() - started;
     expect(response.status).toBe(200);
-    expect(servedIn).toBeLessThan(1000);
+    // At once: not queued behind the flood (3 s leaves a loaded machine room; the stalled sockets hold on far longer).
+    expect(servedIn).toBeLessThan(3000);
     // Past the cap, connections were closed at once; the 50 it kept are closed once their headers are late.
     const closedAt = await Promise.all(sockets.map((s) => s.closed));
     const waited = Math.max(...closedAt) - started;
-    expect(waited).toBeLessThan(5000);
+    // By the 1 s headers timeout, with a loaded machine's margin: the default one (20 s) would be far later.
+    expect(waited).toBeLessThan(10_000);
     console.log(`[connections] 300 stalled sockets: a normal request took ${servedIn} ms; all stalled sockets closed ${waited} ms later`);
   });
 
@@ -72,18 +74,36 @@ describe('slow clients', () => {
     );
     const started = Date.now();
     const closedAt = await closed;
-    expect(closedAt - started).toBeLessThan(4000);
+    // By the 1 s idle timeout, with a loaded machine's margin: the default one (30 s) would be far later.
+    expect(closedAt - started).toBeLessThan(10_000);
     const listed = await json(await fetch(`${server.url}/api/v1/buckets/${bucket}/files`, { headers: { 'x-api-key': user.apiKey } }));
     expect(listed.data).toEqual([]);
   });
 
   it('an upload whose bytes keep moving is never cut, however long it takes', async () => {
-    const bucket = await newBucket();
+    // A server of its own with a 3 s idle timeout: writes 400 ms apart stay far inside it even when a loaded machine
+    // delays a few of them (against 1 s, a late timer or two could look like a stall).
+    const trickling = await startTestServer({ env: { IDLE_TIMEOUT_SECONDS: '3' } });
+    try {
+      await trickle(trickling);
+    } finally {
+      await trickling.close();
+    }
+  }, 60_000);
+
+  async function trickle(on: TestServer): Promise<void> {
+    const owner = await signUp(on.url);
+    const made = await fetch(`${on.url}/api/v1/buckets`, {
+      method: 'POST',
+      headers: { 'x-api-key': owner.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `trickle-${Date.now()}` }),
+    });
+    const bucket = (await json(made)).data.id;
     const chunk = Buffer.alloc(2048, 7);
     const result = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const request = httpRequest(
-        `${server.url}/api/v1/buckets/${bucket}/files/trickle.bin`,
-        { method: 'PUT', headers: { 'x-api-key': user.apiKey, 'content-type': 'application/octet-stream' } },
+        `${on.url}/api/v1/buckets/${bucket}/files/trickle.bin`,
+        { method: 'PUT', headers: { 'x-api-key': owner.apiKey, 'content-type': 'application/octet-stream' } },
         (response) => {
           let body = '';
           response.setEncoding('utf8');
@@ -93,18 +113,18 @@ describe('slow clients', () => {
       );
       request.on('error', reject);
       let sent = 0;
-      // 12 pieces, 400 ms apart: 4.4 s in all, four times the idle timeout.
+      // 24 pieces, 400 ms apart: 9.2 s in all, three times the idle timeout.
       const timer = setInterval(() => {
         request.write(chunk);
-        if (++sent === 12) {
+        if (++sent === 24) {
           clearInterval(timer);
           request.end();
         }
       }, 400);
     });
     expect(result.status).toBe(201);
-    expect(JSON.parse(result.body).data).toEqual({ filename: 'trickle.bin', size: 12 * 2048, updated: false });
-  });
+    expect(JSON.parse(result.body).data).toEqual({ filename: 'trickle.bin', size: 24 * 2048, updated: false });
+  }
 
   it('the S3 listener has the same guard: 300 stalled sockets from one address, the rest served at once, the stalled ones closed', async () => {
     const s3Port = Number(new URL(server.s3Url!).port);
@@ -113,9 +133,10 @@ describe('slow clients', () => {
     const response = await fetch(`${server.s3Url}/`);
     expect(response.status).toBe(403);
     expect(await response.text()).toContain('<Code>AccessDenied</Code>');
-    expect(Date.now() - started).toBeLessThan(1000);
+    // The same bounds as the API listener's, for the same reasons.
+    expect(Date.now() - started).toBeLessThan(3000);
     const closedAt = await Promise.all(sockets.map((s) => s.closed));
-    expect(Math.max(...closedAt) - started).toBeLessThan(5000);
+    expect(Math.max(...closedAt) - started).toBeLessThan(10_000);
   });
 });
 

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { MAIN, spawnServer, type ServerProcess } from './helpers/process.js';
+import { eventually } from './scale-out/instances.js';
 
 let dataDir: string;
 beforeAll(async () => {
@@ -101,7 +102,8 @@ describe('crash safety', () => {
 
 describe('graceful shutdown', () => {
   it('SIGTERM lets an upload in flight finish, then the process exits 0', async () => {
-    const server = await spawnServer({ DATA_DIR: await mkdtemp(path.join(os.tmpdir(), 'pail-graceful-')) });
+    const graceful = await mkdtemp(path.join(os.tmpdir(), 'pail-graceful-'));
+    const server = await spawnServer({ DATA_DIR: graceful });
     const user = await signUp(server.url);
     const bucketRes = await fetch(`${server.url}/api/v1/buckets`, {
       method: 'POST',
@@ -112,9 +114,20 @@ describe('graceful shutdown', () => {
     const first = randomBytes(1_000_000);
     const second = randomBytes(1_000_000);
     const upload = startSlowPut(server, `/api/v1/buckets/${bucket}/files/late.bin`, user.apiKey, 2_000_000, first);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // In flight when the signal comes: the server is writing its body to a temporary file.
+    const tmpDir = path.join(graceful, 'blobs', '.tmp');
+    await eventually(async () => (await readdir(tmpDir).catch(() => [])).length > 0, 10_000, 'the upload in flight');
     server.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The rest is sent once the server is shutting down: it takes no new connection (or answers 503 on one it had).
+    await eventually(
+      () =>
+        fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(2000) }).then(
+          (response) => response.status === 503,
+          () => true,
+        ),
+      10_000,
+      'the server to stop taking requests',
+    );
     upload.request.end(second);
     const result = await upload.response;
     expect(result.status).toBe(201);

@@ -25,7 +25,8 @@ import {
 import { backendKind } from './helpers/backends.js';
 import { json, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { createUpload, patchUpload, sha256, TUS, tusBucket } from './helpers/tus.js';
+import { createUpload, patchUpload, sha256, TUS, tusBucket, untilWriting } from './helpers/tus.js';
+import { eventually } from './scale-out/instances.js';
 
 let server: TestServer;
 
@@ -200,13 +201,14 @@ describe('ending an upload while a PATCH is still writing it', () => {
       const url = await createUpload(endpoint, user, body.length, 'cancelled.bin');
       const id = url.split('/').pop()!;
       const writing = slowPatch(url, user, 0, body);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Cancelled while it writes: a cancel that came first would leave the PATCH an upload to be refused, not ended.
+      await untilWriting(server, id);
       expect(await cancel(url, user)).toBe(true);
       // Ended as a newer request ends it: its connection closed at once, not read to its end first.
       expect(await within(10_000, writing)).toBe('closed');
       expect((await head(url, user)).status).toBe(404);
-      // The PATCH's store write may still be settling when its socket closes: give it a moment, then look.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The PATCH's store write may still be settling when its socket closes: wait for it (a loaded machine takes its time), then look.
+      await eventually(async () => (await staged(id)).length === 0 && (await heldBytes(user)) === 0, 10_000, 'the staged bytes and their hold to go');
       expect(await staged(id)).toEqual([]);
       expect(await heldBytes(user)).toBe(0);
       expect(await usedBytes(user)).toBe(0);

@@ -15,7 +15,7 @@ import { backendKind } from './helpers/backends.js';
 import { blake3Hex } from './helpers/blake3.js';
 import { json, type devApi, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { createUpload, patchUpload, sha256, TUS, tusBucket } from './helpers/tus.js';
+import { createUpload, patchUpload, sha256, TUS, tusBucket, untilWriting } from './helpers/tus.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -232,7 +232,8 @@ describe('one writer per resumable upload', () => {
     const body = randomBytes(1_000_000);
     const url = await createUpload(endpoint, user, body.length, 'quiet.bin');
     const quiet = quietPatch(url, user, 0, body.subarray(0, 400_000), body.length);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Gone quiet once the server writes what it sent (on a loaded machine that may take a while to begin).
+    await untilWriting(server, url.split('/').pop()!);
     try {
       expect(await offsetOf(url, user)).toBe(400_000);
       expect(await quiet.settled).toBe('cut');
@@ -250,7 +251,8 @@ describe('one writer per resumable upload', () => {
     const before = embedded ? await bytesOnDisk() : 0;
     const url = await createUpload(endpoint, user, body.length, 'ended.bin');
     const quiet = quietPatch(url, user, 0, body.subarray(0, 400_000), body.length);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Gone quiet once the server writes what it sent (on a loaded machine that may take a while to begin).
+    await untilWriting(server, url.split('/').pop()!);
     try {
       expect((await fetch(url, { method: 'DELETE', headers: { ...TUS, 'x-api-key': user.apiKey } })).status).toBe(204);
       expect(await quiet.settled).toBe('cut');

@@ -10,7 +10,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendKind } from './helpers/backends.js';
 import { json, signUp, type TestUser } from './helpers/client.js';
+import { readBooks } from './helpers/ledger.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { eventually } from './scale-out/instances.js';
 
 const CAP = 2_000_000;
 let server: TestServer;
@@ -48,6 +50,11 @@ function stalledPut(user: TestUser, bucket: number, name: string, length: number
   return { socket, answered };
 }
 
+/** Waits (up to 10 s: a loaded machine reads heads and closed sockets late) until the user's uploads in flight hold `bytes`. */
+async function untilReserved(user: TestUser, bytes: number, what: string, on = server): Promise<void> {
+  await eventually(async () => (await readBooks(on, user.id)).held.reserved === bytes, 10_000, what);
+}
+
 const tmpFiles = async () => (backendKind() === 'scaled' ? [] : readdir(path.join(server.dataDir, 'blobs', '.tmp')));
 
 describe('uploads in flight', () => {
@@ -55,17 +62,18 @@ describe('uploads in flight', () => {
     const user = await signUp(server.url);
     const bucket = await newBucket(user);
     const first = stalledPut(user, bucket, 'a.bin', 1_900_000, 100_000);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilReserved(user, 1_900_000, "the first upload's hold");
     const others = [1, 2, 3].map((i) => stalledPut(user, bucket, `b${i}.bin`, 1_900_000, 100_000));
     const started = Date.now();
     for (const other of others) expect(await other.answered).toBe('HTTP/1.1 409 Conflict');
-    expect(Date.now() - started).toBeLessThan(2000);
+    // At once: a stalled upload that was let in would be answered only when the idle timeout (30 s) cuts it.
+    expect(Date.now() - started).toBeLessThan(5000);
     // Only the one that holds its bytes is being written.
     expect((await tmpFiles()).length).toBeLessThanOrEqual(1);
     // When it ends (here: the client goes away) its bytes are given back.
     first.socket.destroy();
     for (const other of others) other.socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilReserved(user, 0, 'the hold given back');
     const whole = await fetch(`${server.url}/api/v1/buckets/${bucket}/files/whole.bin`, {
       method: 'PUT',
       headers: { 'x-api-key': user.apiKey },
@@ -106,11 +114,11 @@ describe('uploads in flight', () => {
     const user = await signUp(server.url);
     const bucket = await newBucket(user);
     const running = [stalledPut(user, bucket, 'r1.bin', 300_000, 100_000), stalledPut(user, bucket, 'r2.bin', 300_000, 100_000)];
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilReserved(user, 600_000, 'both uploads running');
     const third = stalledPut(user, bucket, 'r3.bin', 300_000, 100_000);
     expect(await third.answered).toBe('HTTP/1.1 429 Too Many Requests');
     for (const upload of [...running, third]) upload.socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilReserved(user, 0, 'the running uploads ended');
     const after = await fetch(`${server.url}/api/v1/buckets/${bucket}/files/r4.bin`, {
       method: 'PUT',
       headers: { 'x-api-key': user.apiKey },
@@ -133,8 +141,8 @@ describe('the default MAX_UPLOADS_PER_USER', () => {
     const bucket = await newBucket(user, defaults);
     const toPort = Number(new URL(defaults.url).port);
     const uploads = Array.from({ length: 24 }, (_, i) => stalledPut(user, bucket, `t${i}.bin`, 200_000, 100_000, toPort));
-    // All 24 are in flight at once: each has sent half its body and waits.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // All 24 are in flight at once: each has sent half its body and waits, holding its bytes.
+    await untilReserved(user, 24 * 200_000, 'all 24 uploads in flight', defaults);
     for (const upload of uploads) upload.socket.write(Buffer.alloc(100_000, 2));
     const answers = await Promise.all(uploads.map((upload) => upload.answered));
     for (const upload of uploads) upload.socket.destroy();

@@ -1,6 +1,10 @@
 /** Resumable uploads by hand, as the tus protocol's requests: what the tus suites share. */
 import { createHash, randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { expect } from 'vitest';
+import { eventually } from '../scale-out/instances.js';
+import { backendKind } from './backends.js';
 import { devApi, json, signUp, type TestUser } from './client.js';
 import type { TestServer } from './server.js';
 
@@ -33,3 +37,19 @@ export const patchUpload = (url: string, user: TestUser, offset: number, body: U
     headers: { ...TUS, 'x-api-key': user.apiKey, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
     body: body as BodyInit,
   });
+
+/**
+ * Waits (up to 10 s: a loaded machine takes its time to let a request in) until a PATCH is writing upload `id`.
+ * On shared backends that request holds the upload's writer lease in its row; one process keeps no lease, and
+ * there the request has written its first bytes to the staging file (which an upload is created with, empty).
+ */
+export async function untilWriting(server: TestServer, id: string): Promise<void> {
+  const writing =
+    backendKind() === 'scaled'
+      ? async () => {
+          const row = await server.app.pail.storage.db.selectFrom('resumable_uploads').select('writer').where('id', '=', id).executeTakeFirst();
+          return row?.writer != null;
+        }
+      : async () => ((await stat(path.join(server.dataDir, 'blobs', 'staging', id)).catch(() => null))?.size ?? 0) > 0;
+  await eventually(writing, 10_000, `a PATCH writing upload ${id}`);
+}

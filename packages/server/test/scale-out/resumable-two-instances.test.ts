@@ -11,7 +11,7 @@ import * as tus from 'tus-js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendKind, scaledBackendEnv, type BackendEnv } from '../helpers/backends.js';
 import { json, signUp } from '../helpers/client.js';
-import { spawnServer, type ServerProcess } from './instances.js';
+import { eventually, spawnServer, type ServerProcess } from './instances.js';
 
 const MiB = 1024 * 1024;
 
@@ -43,6 +43,19 @@ afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
   await backend?.cleanup();
 });
+
+/** Waits (up to 10 s) until a request holds upload `id`'s writer lease: the PATCH is in and writing. */
+async function untilLeased(id: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const db = new pg.Client({ connectionString: backend.env.DATABASE_URL });
+  await db.connect();
+  try {
+    const leased = async () => (await db.query<{ writer: string | null }>('select writer from resumable_uploads where id = $1', [id])).rows[0]?.writer != null;
+    await eventually(leased, 10_000, `a writer lease on upload ${id}`);
+  } finally {
+    await db.end();
+  }
+}
 
 const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('hex');
 
@@ -132,7 +145,8 @@ describe('a resumable upload on two instances', () => {
       (r) => r.status,
       () => 'cut' as const,
     );
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Gone quiet once A writes what it sent (on a loaded machine A may take a while to let the PATCH in).
+    await untilLeased(path.split('/').pop()!);
     const state = await fetch(`${b.url}${path}`, { method: 'HEAD', headers: tusHeaders });
     expect(state.status).toBe(200);
     expect(state.headers.get('upload-offset')).toBe('500000');
