@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { MAIN, spawnServer, type ServerProcess } from './helpers/process.js';
-import { eventually } from './scale-out/instances.js';
+import { eventually } from './helpers/eventually.js';
 
 let dataDir: string;
 beforeAll(async () => {

@@ -26,7 +26,7 @@ import { backendKind } from './helpers/backends.js';
 import { json, type TestUser } from './helpers/client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { createUpload, patchUpload, sha256, TUS, tusBucket, untilWriting } from './helpers/tus.js';
-import { eventually } from './scale-out/instances.js';
+import { eventually } from './helpers/eventually.js';
 
 let server: TestServer;
 

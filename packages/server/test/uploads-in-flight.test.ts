@@ -12,7 +12,7 @@ import { backendKind } from './helpers/backends.js';
 import { json, signUp, type TestUser } from './helpers/client.js';
 import { readBooks } from './helpers/ledger.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { eventually } from './scale-out/instances.js';
+import { eventually } from './helpers/eventually.js';
 
 const CAP = 2_000_000;
 let server: TestServer;

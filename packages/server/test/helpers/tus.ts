@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { eventually } from '../scale-out/instances.js';
+import { eventually } from './eventually.js';
 import { backendKind } from './backends.js';
 import { devApi, json, signUp, type TestUser } from './client.js';
 import type { TestServer } from './server.js';
