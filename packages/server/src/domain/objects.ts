@@ -2,7 +2,7 @@
 import { outboxFor, removedChange } from './webhook-events.js';
 import { filenameProblem, type BucketObject } from '@pail/shared';
 import { WriteRefused } from '../db/object-writes/object-writes.js';
-import { findBucketAndObject, findObjectRow, listObjectRows, type BucketRef, type ReadableObject } from '../db/repositories/objects.js';
+import { findBucketAndObject, findObjectRow, listListedRows, type BucketRef, type ListedRow, type ReadableObject } from '../db/repositories/objects.js';
 import type { BucketRow, BucketVersioning, ObjectRow } from '../db/schema.js';
 import { errors } from './errors.js';
 import { authorize } from './authorize.js';
@@ -36,7 +36,7 @@ export function parseFilename(raw: string): string {
  */
 export const filenamePath = (filename: string): string => encodeURIComponent(filename).replaceAll('%2F', '/');
 
-export function objectView(storageHost: string, bucket: Pick<BucketRow, 'id' | 'storage_name'>, row: ObjectRow): BucketObject {
+export function objectView(storageHost: string, bucket: Pick<BucketRow, 'id' | 'storage_name'>, row: ListedRow): BucketObject {
   return {
     id: `${bucket.id}/${row.filename}`,
     bucket_id: bucket.id,
@@ -96,15 +96,15 @@ export async function listObjects(ports: Pick<StoragePorts, 'db' | 'storageHost'
 }
 
 /**
- * The same page with the rows themselves, for views that need more than
- * objectView shows (S3's ETag and LastModified). Any non-empty delimiter
+ * The same page with the rows themselves (what a listing shows of each,
+ * ListedRow), for views that need more than objectView shows (S3's ETag). Any non-empty delimiter
  * folds, as S3's does; `/` makes Pail's folders.
  */
 export async function listObjectRowsPage(
   ports: Pick<StoragePorts, 'db'>,
   bucket: BucketRow,
   query: ListQuery,
-): Promise<{ rows: ObjectRow[]; folders: string[]; nextCursor: string | null }> {
+): Promise<{ rows: ListedRow[]; folders: string[]; nextCursor: string | null }> {
   const limit = parseLimit(query.limit);
   const prefix = query.prefix ?? '';
   const delimiter = query.delimiter || undefined;
@@ -112,11 +112,11 @@ export async function listObjectRowsPage(
   // A folder's cursor continues after every name in it.
   let start: { from?: string | null; after?: string | undefined } =
     cursor !== undefined && delimiter !== undefined && cursor.endsWith(delimiter) ? { from: pastPrefix(cursor) } : { after: cursor };
-  const entries: ({ row: ObjectRow } | { folder: string })[] = [];
+  const entries: ({ row: ListedRow } | { folder: string })[] = [];
   let skipping: string | undefined;
   // from null: no name comes after the folded prefix.
   while (entries.length <= limit && start.from !== null) {
-    const rows = await listObjectRows(ports.db, bucket.id, { prefix, from: start.from ?? undefined, after: start.after, limit: limit + 1 });
+    const rows = await listListedRows(ports.db, bucket.id, { prefix, from: start.from ?? undefined, after: start.after, limit: limit + 1 });
     for (const row of rows) {
       if (skipping !== undefined && row.filename.startsWith(skipping)) continue;
       skipping = undefined;

@@ -5,7 +5,7 @@
  * are never versioned, so ListObjectVersions lists each file as its only,
  * latest version.
  */
-import type { ObjectRow } from '../db/schema.js';
+import type { ListedRow } from '../db/repositories/objects.js';
 import { listObjectRowsPage, MAX_PAGE_SIZE } from '../domain/objects.js';
 import type { AppContext } from '../http/context.js';
 import { s3Errors } from './errors.js';
@@ -58,7 +58,7 @@ export async function listingPage(ctx: AppContext, target: S3Target, params: Lis
 /** The elements every listing starts with, in S3's order (SDKs read any order, some tools do not). */
 export const listingHead = (target: S3Target, params: ListParams): XmlElement => ({ Name: target.bucket, Prefix: params.encode(params.prefix) });
 
-export const objectXml = (row: ObjectRow, params: ListParams): XmlElement => ({
+export const objectXml = (row: ListedRow, params: ListParams): XmlElement => ({
   Key: params.encode(row.filename),
   LastModified: row.updated_at,
   ETag: `"${row.etag}"`,

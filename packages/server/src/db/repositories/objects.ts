@@ -62,17 +62,39 @@ export function findObjectRows(db: Db, bucketId: number, filenames: readonly str
   return db.selectFrom('objects').select(OBJECT_COLUMNS).where('bucket_id', '=', bucketId).where('filename', 'in', filenames).orderBy('filename').execute();
 }
 
+/**
+ * What a listing shows of a file (the Pail API's objectView, S3's Contents). A listing reads up to a thousand rows a
+ * page, and the columns it leaves out (metadata, tags, checksums, the version) are the ones a file's own view needs.
+ */
+export const LISTED_COLUMNS = [
+  'filename',
+  'storage_key',
+  'size',
+  'content_type',
+  'etag',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof ObjectRow)[];
+export type ListedRow = Pick<ObjectRow, (typeof LISTED_COLUMNS)[number]>;
+
+type RowsPage = { prefix: string; after?: string | undefined; from?: string | undefined; limit: number };
+
 /** A page of rows in byte order: names after `after`, or from `from` on (inclusive), that start with `prefix`. */
-export function listObjectRows(
-  db: Db,
-  bucketId: number,
-  page: { prefix: string; after?: string | undefined; from?: string | undefined; limit: number },
-): Promise<ObjectRow[]> {
-  let q = db.selectFrom('objects').select(OBJECT_COLUMNS).where('bucket_id', '=', bucketId);
+export function listObjectRows(db: Db, bucketId: number, page: RowsPage): Promise<ObjectRow[]> {
+  return pageOfRows(db, bucketId, page).select(OBJECT_COLUMNS).execute();
+}
+
+/** The same page, with only what a listing shows of each file. */
+export function listListedRows(db: Db, bucketId: number, page: RowsPage): Promise<ListedRow[]> {
+  return pageOfRows(db, bucketId, page).select(LISTED_COLUMNS).execute();
+}
+
+function pageOfRows(db: Db, bucketId: number, page: RowsPage) {
+  let q = db.selectFrom('objects').where('bucket_id', '=', bucketId);
   q = q.$call(startingWith('filename', page.prefix));
   if (page.after !== undefined) q = q.where('filename', '>', page.after);
   if (page.from !== undefined) q = q.where('filename', '>=', page.from);
-  return q.orderBy('filename').limit(page.limit).execute();
+  return q.orderBy('filename').limit(page.limit);
 }
 
 /**
