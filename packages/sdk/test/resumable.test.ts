@@ -124,8 +124,8 @@ describe('uploadResumable', () => {
     const over = await rejection(pail.uploadResumable(bucket.id, 'over.bin', randomBytes(21 * MiB)));
     expect(over).toBeInstanceOf(StorageLimitExceededError);
     expect(over).toMatchObject({ status: 409, code: 'StorageLimitExceeded' });
-    // A refusal is not retried (the default retries would wait 9 s in all).
-    expect(Date.now() - started).toBeLessThan(5000);
+    // A refusal is not retried: the default retries would wait 9 s in all (a loaded host may take a few to refuse).
+    expect(Date.now() - started).toBeLessThan(8000);
     expect((await pail.listFiles(bucket.id)).files).toEqual([]);
   });
 
