@@ -142,12 +142,14 @@ describe('SqliteWriter (group commit on a real database)', () => {
       }
     };
     const mainSize = async () => (await stat(path.join(dir, 'pail.db'))).size;
-    // Until the database file holds `bytes` and has stopped growing (the checkpoint is done).
+    // Until the database file holds `bytes` and has stopped growing (the checkpoint is done): the same size three
+    // times 300 ms apart, so a checkpoint the host stalls for a moment is not taken for a finished one.
     const waitForMain = async (bytes: number) => {
       let last = -1;
-      for (let i = 0; i < 100; i++) {
+      let same = 0;
+      for (let i = 0; i < 100 && same < 2; i++) {
         const size = await mainSize();
-        if (size >= bytes && size === last) break;
+        same = size >= bytes && size === last ? same + 1 : 0;
         last = size;
         await new Promise((resolve) => setTimeout(resolve, 300));
       }
