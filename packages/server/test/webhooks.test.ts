@@ -215,6 +215,27 @@ describe('every door', () => {
     ]);
   });
 
+  it('a move in a versioned bucket: the marker left at the old name and the version made at the new one, each with its id', async () => {
+    const o = await owner();
+    expect((await o.dev(`/${o.bucket.id}`, { method: 'PATCH', body: JSON.stringify({ versioning: 'enabled' }) })).status).toBe(200);
+    const hook = await addWebhook(o, { url: receiver.url, events: ['object.removed', 'object.created'] });
+    expect((await o.dev(`/${o.bucket.id}/files/from.txt`, { method: 'PUT', body: 'moving' })).status).toBe(201);
+    expect((await o.dev(`/${o.bucket.id}/move`, { method: 'POST', body: JSON.stringify({ from: 'from.txt', to: 'to.txt' }) })).status).toBe(200);
+    const newest = async (name: string) =>
+      ((await json(await o.dev(`/${o.bucket.id}/files/${name}/versions`))).data as { version_id: string; is_delete_marker: boolean }[])[0]!;
+    const marker = await newest('from.txt');
+    expect(marker.is_delete_marker).toBe(true);
+    await receiver.waitFor(() => eventsTo(hook.id).length >= 3, '3 events');
+    expect(
+      eventsTo(hook.id)
+        .map((r) => [r.eventName, r.s3.object!.key, r.s3.object!.versionId])
+        .slice(1),
+    ).toEqual([
+      ['s3:ObjectRemoved:DeleteMarkerCreated', 'from.txt', marker.version_id],
+      ['s3:ObjectCreated:Copy', 'to.txt', (await newest('to.txt')).version_id],
+    ]);
+  });
+
   it("a restore asked with a door's own operation name (the CLI's 'cli') is still announced as object.restored", async () => {
     const o = await owner();
     expect((await o.dev(`/${o.bucket.id}`, { method: 'PATCH', body: JSON.stringify({ versioning: 'enabled' }) })).status).toBe(200);

@@ -261,10 +261,14 @@ async function moveOne(ports: StoragePorts, move: Move, listed: ObjectRow, to: s
   return true;
 }
 
-/** Issue 39: a move's webhook events, written in its transaction: removed from the old name, created (a copy, to S3) under the new one. */
+/**
+ * Issue 39: a move's webhook events, written in its transaction: removed from the old name (a delete marker there in
+ * a versioned bucket), created (a copy, to S3) under the new one. The commit fills in the versions each made.
+ */
 async function moveOutbox(ports: StoragePorts, move: Move, row: ObjectRow, to: string) {
   const principal = `user:${move.source.owner_id}`;
-  const removed = (await outboxFor(ports, move.source.id, [removedChange(row.filename, principal)])) ?? [];
+  const marker = move.source.versioning !== 'unversioned';
+  const removed = (await outboxFor(ports, move.source.id, [removedChange(row.filename, principal, { marker })])) ?? [];
   const created =
     (await outboxFor(ports, move.target.id, [
       { event: 'object.created', eventName: createdEventName(move.operation, 'moved'), key: to, size: row.size, etag: row.etag, principal },

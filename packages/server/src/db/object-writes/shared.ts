@@ -178,9 +178,13 @@ export function moveVersionWith(db: Db, lockBucket: (trx: Db, bucketId: number) 
       const toVersioning = from.bucketId === to.bucketId ? fromVersioning : await versioningOf(trx, to.bucketId);
       if (fromVersioning === undefined || toVersioning === undefined) throw new WriteRefused('no-bucket');
       if (fromVersioning !== 'unversioned' || toVersioning !== 'unversioned') {
-        const moved = await moveVersioned(trx, input, source.size, fromVersioning, toVersioning);
+        const { moved, made, marker } = await moveVersioned(trx, input, source.size, fromVersioning, toVersioning);
         await lockMoved(trx, input);
-        await insertOutbox(trx, input.outbox);
+        // Each event with the version it is about: the marker left at the old name, the version made at the new one.
+        const outbox = input.outbox?.flatMap((event) =>
+          event.event === 'object.removed' ? withVersionMade([event], fromVersioning, marker) : withVersionMade([event], toVersioning, made),
+        );
+        await insertOutbox(trx, outbox);
         return moved;
       }
       const replaced = await takeTarget(trx, input);
@@ -258,7 +262,13 @@ function repoint(trx: Db, input: MoveInput, versionId: string | null | undefined
  * overwrites is kept or dropped as a new upload's would be; the old name
  * keeps its history under a delete marker, so it can be restored.
  */
-async function moveVersioned(trx: Db, input: MoveInput, size: number, fromVersioning: BucketVersioning, toVersioning: BucketVersioning): Promise<Moved> {
+async function moveVersioned(
+  trx: Db,
+  input: MoveInput,
+  size: number,
+  fromVersioning: BucketVersioning,
+  toVersioning: BucketVersioning,
+): Promise<{ moved: Moved; made: string | null; marker: string | null }> {
   const { from, to } = input;
   const now = new Date().toISOString();
   const target = await currentVersionOf(trx, to.bucketId, to.filename);
@@ -272,7 +282,9 @@ async function moveVersioned(trx: Db, input: MoveInput, size: number, fromVersio
   const atTarget = await displaceAt(trx, { bucketId: to.bucketId, filename: to.filename, versioning: toVersioning, offeredVersionId: input.versionId, now });
   add(to.bucketId, atTarget.change);
   if (atTarget.displaced.retired) retired.push(atTarget.displaced.retired);
-  const row = await repoint(trx, input, toVersioning === 'enabled' ? input.versionId : null);
+  const made = toVersioning === 'enabled' ? input.versionId : null;
+  const row = await repoint(trx, input, made);
+  let marker: string | null = null;
   add(from.bucketId, { count: -1, total: -size });
   add(to.bucketId, { count: 1, total: size });
   if (fromVersioning !== 'unversioned') {
@@ -285,12 +297,13 @@ async function moveVersioned(trx: Db, input: MoveInput, size: number, fromVersio
     });
     add(from.bucketId, atSource.change);
     if (atSource.displaced.retired) retired.push(atSource.displaced.retired);
-    await insertMarker(trx, { bucketId: from.bucketId, filename: from.filename, versionId: atSource.displaced.versionId, deletedBy: input.movedBy, now });
+    marker = atSource.displaced.versionId;
+    await insertMarker(trx, { bucketId: from.bucketId, filename: from.filename, versionId: marker, deletedBy: input.movedBy, now });
   }
   for (const [bucketId, change] of changes) {
     if (!(await applyChange(trx, { id: bucketId, owner_id: input.ownerId }, change))) throw new WriteRefused('no-bucket');
   }
-  return { row, replaced: target ? { storage_key: target.storage_key, inline: target.inline } : null, retired };
+  return { moved: { row, replaced: target ? { storage_key: target.storage_key, inline: target.inline } : null, retired }, made, marker };
 }
 
 /** The version at a move's new name: refused unless the move overwrites, else its row (and inline bytes) removed. */
