@@ -65,6 +65,7 @@ const allTo = (webhookId: number) => receiver.received.filter((r) => recordOf(r)
 type DeliveryRow = {
   id: number;
   key: string;
+  version_id: string | null;
   status: string;
   attempts: number;
   webhook_id_header: string;
@@ -212,6 +213,13 @@ describe('every door', () => {
       ['s3:ObjectCreated:Put', 'm.txt', put],
       ['s3:ObjectRemoved:DeleteMarkerCreated', 'm.txt', marker.VersionId],
       ['s3:ObjectCreated:Put', 's.txt', 'null'],
+    ]);
+    // The owner's delivery log names the same versions, newest first.
+    const log = await deliveryLog(o, hook.id, (rows) => rows.length === 3);
+    expect(log.map((row) => [row.key, row.version_id])).toEqual([
+      ['s.txt', 'null'],
+      ['m.txt', marker.VersionId],
+      ['m.txt', put],
     ]);
   });
 

@@ -112,6 +112,7 @@ export const WebhookDeliverySchema = Type.Object(
     event: Type.String(),
     event_name: Type.String(),
     key: Type.Union([Type.String(), Type.Null()]),
+    version_id: Type.Union([Type.String(), Type.Null()], { description: "The version the event is about (S3's versionId); null where it names none" }),
     status: Type.String({ description: 'pending or delivered' }),
     attempts: Type.Integer(),
     created_at: Type.String(),

@@ -219,6 +219,7 @@ export async function webhookDeliveries(ports: Ports, ownerId: number, rawBucket
     event: delivery.event,
     event_name: delivery.event_name,
     key: delivery.object_key,
+    version_id: delivery.version_id,
     status: delivery.state,
     attempts: delivery.attempts,
     created_at: delivery.event_time,
