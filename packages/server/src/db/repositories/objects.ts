@@ -35,9 +35,11 @@ export interface ReadableObject {
 /** `ownerName`: an owner's bucket by name or storage name, the name first, as the S3 API names buckets (findOwnLiveBucketByName). */
 export type BucketRef = { id: number } | { storageName: string } | { ownerName: { ownerId: number; name: string } };
 
-/** Every column of an ObjectRow: name_folded, which only search reads, stays in the table. */
-export const OBJECT_COLUMNS = [
-  'bucket_id',
+/**
+ * What a listing shows of a file (the Pail API's objectView, S3's Contents). A listing reads up to a thousand rows a
+ * page, and the columns it leaves out (metadata, tags, checksums, the version) are the ones a file's own view needs.
+ */
+export const LISTED_COLUMNS = [
   'filename',
   'storage_key',
   'size',
@@ -45,6 +47,13 @@ export const OBJECT_COLUMNS = [
   'etag',
   'created_at',
   'updated_at',
+] as const satisfies readonly (keyof ObjectRow)[];
+export type ListedRow = Pick<ObjectRow, (typeof LISTED_COLUMNS)[number]>;
+
+/** Every column of an ObjectRow: name_folded, which only search reads, stays in the table. */
+export const OBJECT_COLUMNS = [
+  'bucket_id',
+  ...LISTED_COLUMNS,
   'inline',
   'metadata',
   'checksums',
@@ -61,21 +70,6 @@ export function findObjectRows(db: Db, bucketId: number, filenames: readonly str
   if (filenames.length === 0) return Promise.resolve([]);
   return db.selectFrom('objects').select(OBJECT_COLUMNS).where('bucket_id', '=', bucketId).where('filename', 'in', filenames).orderBy('filename').execute();
 }
-
-/**
- * What a listing shows of a file (the Pail API's objectView, S3's Contents). A listing reads up to a thousand rows a
- * page, and the columns it leaves out (metadata, tags, checksums, the version) are the ones a file's own view needs.
- */
-export const LISTED_COLUMNS = [
-  'filename',
-  'storage_key',
-  'size',
-  'content_type',
-  'etag',
-  'created_at',
-  'updated_at',
-] as const satisfies readonly (keyof ObjectRow)[];
-export type ListedRow = Pick<ObjectRow, (typeof LISTED_COLUMNS)[number]>;
 
 type RowsPage = { prefix: string; after?: string | undefined; from?: string | undefined; limit: number };
 
