@@ -177,10 +177,14 @@ describe('allowed_types on every upload path', () => {
   it('a PNG declared as application/octet-stream is accepted into an image/* bucket and stored as image/png', async () => {
     const { dev, bucket, s3 } = await setUp({ allowed_types: ['image/*'] });
     const small = png(100);
-    expect((await dev(`/${bucket.id}/files/a.bin`, { method: 'PUT', body: small, headers: { 'content-type': 'application/octet-stream' } })).status).toBe(201);
+    expect(
+      (await dev(`/${bucket.id}/files/a.bin`, { method: 'PUT', body: small as BodyInit, headers: { 'content-type': 'application/octet-stream' } })).status,
+    ).toBe(201);
     // Larger than the inline limit: the first bytes are read ahead of the stream to the store.
     const large = png(3 * 1024 * 1024);
-    expect((await dev(`/${bucket.id}/files/large`, { method: 'PUT', body: large, headers: { 'content-type': 'application/octet-stream' } })).status).toBe(201);
+    expect(
+      (await dev(`/${bucket.id}/files/large`, { method: 'PUT', body: large as BodyInit, headers: { 'content-type': 'application/octet-stream' } })).status,
+    ).toBe(201);
     await s3.send(new PutObjectCommand({ Bucket: bucket.name, Key: 's3.png', Body: png(500) }));
     const stored = await files(dev, bucket.id);
     expect(stored.map((file) => [file.filename, file.content_type])).toEqual([

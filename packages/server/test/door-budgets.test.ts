@@ -71,7 +71,7 @@ describe('session reads of /storage urls', () => {
   it.each(['token', 'cookie'] as const)('spend the Client API budget (session %s), then 429', async (via) => {
     const owner = await signUp(server.url); // one Client API request already (POST /api/keys)
     const file = await privateFile(owner);
-    const headers = via === 'token' ? { authorization: `Bearer ${owner.token}` } : { cookie: owner.cookie };
+    const headers: Record<string, string> = via === 'token' ? { authorization: `Bearer ${owner.token}` } : { cookie: owner.cookie };
     for (let remaining = CLIENT_LIMIT - 2; remaining >= 0; remaining--) {
       const read = await fetch(file.url, { headers });
       expect(read.status).toBe(200);

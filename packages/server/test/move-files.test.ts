@@ -50,7 +50,12 @@ async function newBucket(owner = user, limits: Record<string, unknown> = {}): Pr
 }
 
 async function put(bucket: number, filename: string, body: string | Uint8Array, contentType = 'text/plain', owner = user): Promise<void> {
-  const response = await call('developer', `/${bucket}/files/${filename}`, { method: 'PUT', body, headers: { 'content-type': contentType } }, owner);
+  const response = await call(
+    'developer',
+    `/${bucket}/files/${filename}`,
+    { method: 'PUT', body: body as BodyInit, headers: { 'content-type': contentType } },
+    owner,
+  );
   expect(response.status, filename).toBe(201);
 }
 

@@ -47,6 +47,7 @@ const heard: { event: ObjectEvent; seen: Promise<string | boolean | null> }[] = 
 function subjectNow(db: Db, event: ObjectEvent): Promise<string | boolean | null> {
   switch (event.type) {
     case 'object-created':
+    case 'object-edited':
     case 'object-removed':
       return findObjectRow(db, event.bucketId, event.filename).then((row) => row?.storage_key ?? null);
     case 'bucket-removed':

@@ -16,6 +16,7 @@ import { migrateToLatest, openDatabase } from '../src/db/database.js';
 import type { OpenDatabase } from '../src/db/open-database.js';
 import { WriteRefused, type CommitInput } from '../src/db/object-writes/object-writes.js';
 import { Quota } from '../src/domain/quota.js';
+import { newVersionId } from '../src/domain/version-ids.js';
 import { backendEnv, type BackendEnv } from './helpers/backends.js';
 
 const NOW = new Date().toISOString();
@@ -110,6 +111,7 @@ describe('ObjectWrites: a commit asks the cap with everything held', () => {
       size,
       contentHash: `h${files}`,
       inlineBytes: Buffer.alloc(size),
+      versionId: newVersionId(),
       ...more,
     });
 

@@ -77,7 +77,7 @@ const patch = (url: string, user: TestUser, offset: number, body: Buffer) =>
   fetch(url, {
     method: 'PATCH',
     headers: { ...TUS, 'x-api-key': user.apiKey, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
-    body,
+    body: body as BodyInit,
   });
 
 const head = (url: string, user: TestUser) => fetch(url, { method: 'HEAD', headers: { ...TUS, 'x-api-key': user.apiKey } });

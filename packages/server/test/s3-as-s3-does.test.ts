@@ -201,7 +201,7 @@ describe('listings as S3 answers them', () => {
       const page = await client.send(new ListBucketsCommand({ MaxBuckets: 1, ContinuationToken: token, Prefix: 'paged-' }));
       expect(page.Buckets).toHaveLength(1);
       expect(page.Prefix).toBe('paged-');
-      names.push(page.Buckets![0].Name!);
+      names.push(page.Buckets![0]!.Name!);
       token = page.ContinuationToken;
     } while (token !== undefined);
     expect(names).toEqual(['paged-a', 'paged-b', 'paged-c']);

@@ -26,7 +26,9 @@ class Sha256 {
 
 async function sdkSigningKey(accessKeyId: string, secretAccessKey: string, scope: string): Promise<Buffer> {
   const [date = '', region = '', service = ''] = scope.split('/');
-  return Buffer.from(await getSigningKey(Sha256, { accessKeyId, secretAccessKey }, date, region, service));
+  // @aws-crypto's Sha256 also takes an ArrayBuffer secret, which the constructor type @smithy names does not list.
+  const hash = Sha256 as unknown as Parameters<typeof getSigningKey>[0];
+  return Buffer.from(await getSigningKey(hash, { accessKeyId, secretAccessKey }, date, region, service));
 }
 
 describe('S3CredentialSealer', () => {

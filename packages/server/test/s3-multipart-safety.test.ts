@@ -250,6 +250,7 @@ describe('an abort between a completion reading its parts and its commit', () =>
       owner,
       bucket: identity,
       uploadId,
+      filename: 'late.bin',
       parts: etags.map((etag, index) => ({ etag, partNumber: index + 1 })),
     }).then(
       () => 'completed',

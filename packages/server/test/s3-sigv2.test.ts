@@ -85,7 +85,7 @@ async function v2(key: Key, method: string, pathAndQuery: string, options: V2Opt
   return fetch(`${base}${pathAndQuery}`, {
     method,
     headers: { ...headers, ...options.unsigned, authorization: `AWS ${key.accessKeyId}:${signature}` },
-    ...(options.body ? { body: options.body } : {}),
+    ...(options.body ? { body: options.body as BodyInit } : {}),
   });
 }
 
@@ -288,7 +288,7 @@ describe('SigV2 POST policies', () => {
     form.append('AWSAccessKeyId', alice.accessKeyId);
     form.append('policy', policy);
     form.append('signature', hmacSha1(secret, policy));
-    form.append('file', new Blob([file]), 'photo.png');
+    form.append('file', new Blob([file as BlobPart]), 'photo.png');
     return fetch(`${s3Url}/${bucket}`, { method: 'POST', body: form });
   }
 

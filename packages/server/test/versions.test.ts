@@ -32,7 +32,7 @@ async function setUp(versioning: 'enabled' | 'suspended' | null = 'enabled') {
     expect((await json(patched)).data.versioning).toBe(versioning);
   }
   const put = async (name: string, body: Buffer | string) => {
-    const response = await dev(`/${bucket.id}/files/${name}`, { method: 'PUT', body, headers: { 'content-type': 'text/plain' } });
+    const response = await dev(`/${bucket.id}/files/${name}`, { method: 'PUT', body: body as BodyInit, headers: { 'content-type': 'text/plain' } });
     return { status: response.status, body: await json(response) };
   };
   const counts = async () => {

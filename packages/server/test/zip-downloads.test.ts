@@ -37,7 +37,7 @@ async function createBucket(owner: TestUser, name: string): Promise<number> {
 
 async function put(id: number, name: string, bytes: Buffer, owner = user): Promise<void> {
   const path = name.split('/').map(encodeURIComponent).join('/');
-  const response = await devApi(server.url, owner)(`/${id}/files/${path}`, { method: 'PUT', body: bytes });
+  const response = await devApi(server.url, owner)(`/${id}/files/${path}`, { method: 'PUT', body: bytes as BodyInit });
   expect(response.status, name).toBe(201);
 }
 

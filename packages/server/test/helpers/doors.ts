@@ -107,7 +107,7 @@ const S3_OUTCOMES: Record<string, Outcome> = {
 };
 
 function s3Outcome(code: string | undefined): Outcome {
-  return (code && S3_OUTCOMES[code]) ?? 'other';
+  return (code === undefined ? undefined : S3_OUTCOMES[code]) ?? 'other';
 }
 
 /** A failed fetch or SDK call whose connection was cut is 'cut'; anything else is a thrown fault. */
