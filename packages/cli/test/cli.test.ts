@@ -388,7 +388,7 @@ describe('pail with a running server on the same DATA_DIR', SLOW, () => {
       rawRequestBody: false,
       md5Hex: () => createHash('md5').update(part).digest('hex'),
     });
-    const [{ storage_key }] = await db.selectFrom('multipart_parts').select('storage_key').where('upload_id', '=', uploadId).execute();
+    const { storage_key } = await db.selectFrom('multipart_parts').select('storage_key').where('upload_id', '=', uploadId).executeTakeFirstOrThrow();
     // head, not get: a stream nobody reads would hold its file open until garbage collection.
     expect(await storage.blobs.head(storage_key)).toMatchObject({ size: part.length });
 
