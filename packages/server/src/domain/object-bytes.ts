@@ -12,12 +12,19 @@ import type { StoragePorts } from './ports.js';
 
 type BytePorts = Pick<StoragePorts, 'writes' | 'blobs' | 'caches'>;
 
-/** A small file's whole content: from memory, else from the database or the blob store. */
-async function readSmall(ports: BytePorts, object: ObjectRow): Promise<Buffer> {
+/** Inline in the database, or small enough for memory: read whole, as one buffer. */
+const isSmall = (ports: BytePorts, object: ObjectRow): boolean => Boolean(object.inline) || ports.caches.bytes.fits(object.size);
+
+/**
+ * A small file's whole content: from memory, else from the database or the blob store, then kept in memory for
+ * the next reader (`cache`) or handed to this one alone (`give`: release-chunk.ts giveAway).
+ */
+async function readSmall(ports: BytePorts, object: ObjectRow, then: 'cache' | 'give'): Promise<Buffer> {
   const cached = ports.caches.bytes.get(object.storage_key);
   if (cached) return cached;
   const bytes = object.inline ? await readInline(ports, object.storage_key) : await ports.blobs.read(object.storage_key);
-  ports.caches.bytes.set(object.storage_key, bytes);
+  if (then === 'cache') ports.caches.bytes.set(object.storage_key, bytes);
+  else giveAway(bytes);
   return bytes;
 }
 
@@ -29,8 +36,8 @@ async function readInline(ports: BytePorts, storageKey: string): Promise<Buffer>
 
 /** The bytes to send (all, or one range): a buffer for small files, a stream from the store for others. */
 export async function objectBody(ports: BytePorts, object: ObjectRow, range: ByteRange | null): Promise<Buffer | Readable> {
-  if (object.inline || ports.caches.bytes.fits(object.size)) {
-    const bytes = await readSmall(ports, object);
+  if (isSmall(ports, object)) {
+    const bytes = await readSmall(ports, object, 'cache');
     return range ? bytes.subarray(range.start, range.end + 1) : bytes;
   }
   if (object.size === 0) return Buffer.alloc(0);
@@ -46,12 +53,8 @@ export async function objectBody(ports: BytePorts, object: ObjectRow, range: Byt
  * (http/sent-chunks.ts).
  */
 export async function passingBody(ports: BytePorts, object: ObjectRow): Promise<Buffer | Readable> {
-  if (!object.inline && !ports.caches.bytes.fits(object.size)) return object.size === 0 ? Buffer.alloc(0) : ports.blobs.get(object.storage_key);
-  const cached = ports.caches.bytes.get(object.storage_key);
-  if (cached) return cached;
-  const bytes = object.inline ? await readInline(ports, object.storage_key) : await ports.blobs.read(object.storage_key);
-  giveAway(bytes);
-  return bytes;
+  if (isSmall(ports, object)) return readSmall(ports, object, 'give');
+  return object.size === 0 ? Buffer.alloc(0) : ports.blobs.get(object.storage_key);
 }
 
 type RemovalPorts = Pick<StoragePorts, 'blobs' | 'durable'>;
